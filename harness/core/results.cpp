@@ -1,0 +1,187 @@
+#include "harness/core/results.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/error.hpp"
+
+namespace tb {
+
+namespace {
+constexpr const char* kStatusNames[] = {"ok", "skipped", "failed", "oom"};
+}
+
+const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }
+
+ScenarioStatus parse_status(const std::string& s) {
+  for (int i = 0; i < 4; ++i)
+    if (s == kStatusNames[i]) return static_cast<ScenarioStatus>(i);
+  throw std::invalid_argument("unknown scenario status '" + s + "'");
+}
+
+void to_json(nlohmann::json& j, const Distribution& d) {
+  j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
+       {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
+       {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
+       {"ci_high", d.ci_high}};
+}
+void from_json(const nlohmann::json& j, Distribution& d) {
+  d.n = j.value("n", std::size_t{0});
+  d.median = j.value("median", 0.0);
+  d.mean = j.value("mean", 0.0);
+  d.stddev = j.value("stddev", 0.0);
+  d.min = j.value("min", 0.0);
+  d.max = j.value("max", 0.0);
+  d.p5 = j.value("p5", 0.0);
+  d.p25 = j.value("p25", 0.0);
+  d.p75 = j.value("p75", 0.0);
+  d.p95 = j.value("p95", 0.0);
+  d.p99 = j.value("p99", 0.0);
+  d.ci_low = j.value("ci_low", 0.0);
+  d.ci_high = j.value("ci_high", 0.0);
+}
+
+void to_json(nlohmann::json& j, const PhaseStat& p) {
+  j = {{"name", p.name}, {"median_s", p.median_s}, {"mean_s", p.mean_s}, {"share", p.share}};
+}
+void from_json(const nlohmann::json& j, PhaseStat& p) {
+  p.name = j.at("name").get<std::string>();
+  p.median_s = j.value("median_s", 0.0);
+  p.mean_s = j.value("mean_s", 0.0);
+  p.share = j.value("share", 0.0);
+}
+
+void to_json(nlohmann::json& j, const MemoryStats& m) {
+  j = {{"peak_allocated_bytes", m.peak_allocated_bytes},
+       {"peak_reserved_bytes", m.peak_reserved_bytes},
+       {"alloc_retries", m.alloc_retries},
+       {"peak_rss_bytes", m.peak_rss_bytes}};
+}
+void from_json(const nlohmann::json& j, MemoryStats& m) {
+  m.peak_allocated_bytes = j.value("peak_allocated_bytes", std::int64_t{0});
+  m.peak_reserved_bytes = j.value("peak_reserved_bytes", std::int64_t{0});
+  m.alloc_retries = j.value("alloc_retries", std::int64_t{0});
+  m.peak_rss_bytes = j.value("peak_rss_bytes", std::int64_t{0});
+}
+
+void to_json(nlohmann::json& j, const ScenarioResult& r) {
+  j = nlohmann::json::object();
+  j["id"] = r.id;
+  j["params"] = r.params;
+  j["status"] = to_string(r.status);
+  j["message"] = r.message;
+  j["metrics"] = {{"warmup_steps", r.warmup_steps},
+                  {"measured_steps", r.measured_steps},
+                  {"stop_reason", r.stop_reason},
+                  {"step_time_s", r.step_time_s},
+                  {"samples_per_s", r.samples_per_s},
+                  {"tokens_per_s", r.tokens_per_s},
+                  {"phases", r.phases},
+                  {"loss_start", r.loss_start},
+                  {"loss_end", r.loss_end},
+                  {"skipped_steps", r.skipped_steps},
+                  {"final_loss_scale", r.final_loss_scale},
+                  {"memory", r.memory},
+                  {"wall_s", r.wall_s}};
+  j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}};
+  j["extra"] = r.extra;
+}
+
+void from_json(const nlohmann::json& j, ScenarioResult& r) {
+  r.id = j.at("id").get<std::string>();
+  r.params = j.at("params").get<ScenarioParams>();
+  r.status = parse_status(j.at("status").get<std::string>());
+  r.message = j.value("message", "");
+  const auto& m = j.at("metrics");
+  r.warmup_steps = m.value("warmup_steps", 0);
+  r.measured_steps = m.value("measured_steps", 0);
+  r.stop_reason = m.value("stop_reason", "");
+  if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
+  r.samples_per_s = m.value("samples_per_s", 0.0);
+  r.tokens_per_s = m.value("tokens_per_s", 0.0);
+  if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
+  r.loss_start = m.value("loss_start", 0.0);
+  r.loss_end = m.value("loss_end", 0.0);
+  r.skipped_steps = m.value("skipped_steps", std::int64_t{0});
+  r.final_loss_scale = m.value("final_loss_scale", 0.0);
+  if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
+  r.wall_s = m.value("wall_s", 0.0);
+  if (j.contains("samples")) {
+    const auto& s = j.at("samples");
+    r.step_times_s = s.value("step_time_s", std::vector<double>{});
+    r.loss_curve = s.value("loss", std::vector<double>{});
+  }
+  r.extra = j.value("extra", nlohmann::json::object());
+}
+
+void to_json(nlohmann::json& j, const RunResult& r) {
+  j = {{"schema_version", r.schema_version},
+       {"run_id", r.run_id},
+       {"matrix", {{"name", r.matrix_name}, {"file", r.matrix_file}}},
+       {"baseline_id", r.baseline_id},
+       {"environment", r.environment},
+       {"scenarios", r.scenarios},
+       {"extra", r.extra}};
+}
+
+void from_json(const nlohmann::json& j, RunResult& r) {
+  r.schema_version = j.at("schema_version").get<int>();
+  r.run_id = j.at("run_id").get<std::string>();
+  if (j.contains("matrix")) {
+    r.matrix_name = j.at("matrix").value("name", "");
+    r.matrix_file = j.at("matrix").value("file", "");
+  }
+  r.baseline_id = j.value("baseline_id", "");
+  r.environment = j.value("environment", nlohmann::json::object());
+  r.scenarios = j.at("scenarios").get<std::vector<ScenarioResult>>();
+  r.extra = j.value("extra", nlohmann::json::object());
+}
+
+RunResult load_results(const std::string& path_in) {
+  namespace fs = std::filesystem;
+  std::string path = path_in;
+  if (fs::is_directory(path)) path = (fs::path(path) / "results.json").string();
+  std::ifstream in(path);
+  TB_CHECK_INPUT(in.good(), path, "", "cannot open results file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, "", std::string("malformed JSON: ") + e.what());
+  }
+  TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
+  TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
+                 "schema_version", "missing or not an integer");
+  const int version = j["schema_version"].get<int>();
+  TB_CHECK_INPUT(version == kResultsSchemaVersion, path, "schema_version", "unsupported version ",
+                 version, " (this trainbench reads ", kResultsSchemaVersion, ")");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
+                 "missing or not an array");
+  try {
+    return j.get<RunResult>();
+  } catch (const std::exception& e) {
+    throw InputError(path, "scenarios", e.what());
+  }
+}
+
+void save_results(const RunResult& run, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  // Write to a temporary file first so a crash never leaves a half-written results.json.
+  const fs::path tmp = p.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw std::runtime_error(path + ": cannot write results file");
+    out << nlohmann::json(run).dump(2) << '\n';
+  }
+  fs::rename(tmp, p);
+}
+
+const ScenarioResult* find_scenario(const RunResult& run, const std::string& id) {
+  for (const auto& s : run.scenarios)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+}  // namespace tb

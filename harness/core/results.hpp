@@ -1,0 +1,103 @@
+// The results of a run, as written to DIR/results.json (schema: schema/results.schema.json).
+// Reporters, comparisons and the history render from these structs alone.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/scenario.hpp"
+
+namespace tb {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Summary of a sample of durations (seconds) or rates.
+struct Distribution {
+  std::size_t n = 0;
+  double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
+  double p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
+  double ci_low = 0, ci_high = 0;  // 95% interval of the median
+};
+
+// Time spent in one phase of a training step, per optimizer step.
+struct PhaseStat {
+  std::string name;  // data_wait, h2d, forward, backward, optimizer
+  double median_s = 0;
+  double mean_s = 0;
+  double share = 0;  // mean_s / sum of phase means
+};
+
+struct MemoryStats {
+  std::int64_t peak_allocated_bytes = 0;  // CUDA caching allocator (GPU only)
+  std::int64_t peak_reserved_bytes = 0;   // CUDA caching allocator (GPU only)
+  std::int64_t alloc_retries = 0;         // CUDA caching allocator (GPU only)
+  std::int64_t peak_rss_bytes = 0;        // process resident set during the scenario
+};
+
+enum class ScenarioStatus { ok, skipped, failed, oom };
+const char* to_string(ScenarioStatus s);
+ScenarioStatus parse_status(const std::string& s);
+
+struct ScenarioResult {
+  std::string id;
+  ScenarioParams params;
+  ScenarioStatus status = ScenarioStatus::ok;
+  std::string message;  // reason for skipped / failed / oom
+
+  // Timing: one "step" is one optimizer step (= params.accumulation micro-batches).
+  int warmup_steps = 0;
+  int measured_steps = 0;
+  std::string stop_reason;  // "converged", "time_budget", "max_steps"
+  std::vector<double> step_times_s;  // every measured step, in order
+  Distribution step_time_s;
+  double samples_per_s = 0;  // median-based: effective_batch / median step time
+  double tokens_per_s = 0;   // language models only, else 0
+  std::vector<PhaseStat> phases;
+
+  // Training signal.
+  std::vector<double> loss_curve;  // mean loss of each optimizer step (warm-up included)
+  double loss_start = 0, loss_end = 0;
+  std::int64_t skipped_steps = 0;  // optimizer steps skipped by the gradient scaler (inf/NaN)
+  double final_loss_scale = 0;     // 0 when no scaler is used
+
+  MemoryStats memory;
+  double wall_s = 0;  // whole scenario, set-up included
+
+  // Open sections filled by other components: "profile" (trace paths, CUPTI summaries),
+  // "capacity" (FLOPs, MFU, projections), "loss_parity", ...
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct RunResult {
+  int schema_version = kResultsSchemaVersion;
+  std::string run_id;
+  std::string matrix_name;
+  std::string matrix_file;
+  std::string baseline_id;  // id of the baseline scenario ("" when none ran)
+  nlohmann::json environment = nlohmann::json::object();  // manifest, see environment.hpp
+  std::vector<ScenarioResult> scenarios;
+  nlohmann::json extra = nlohmann::json::object();  // run-level sections (e.g. "capacity")
+};
+
+void to_json(nlohmann::json& j, const Distribution& d);
+void from_json(const nlohmann::json& j, Distribution& d);
+void to_json(nlohmann::json& j, const PhaseStat& p);
+void from_json(const nlohmann::json& j, PhaseStat& p);
+void to_json(nlohmann::json& j, const MemoryStats& m);
+void from_json(const nlohmann::json& j, MemoryStats& m);
+void to_json(nlohmann::json& j, const ScenarioResult& r);
+void from_json(const nlohmann::json& j, ScenarioResult& r);
+void to_json(nlohmann::json& j, const RunResult& r);
+void from_json(const nlohmann::json& j, RunResult& r);
+
+// Reads DIR/results.json or a path to a results file; InputError naming the file and field on
+// malformed input or an unsupported schema version.
+RunResult load_results(const std::string& path);
+void save_results(const RunResult& run, const std::string& path);
+
+// The scenario with the given id, or nullptr.
+const ScenarioResult* find_scenario(const RunResult& run, const std::string& id);
+
+}  // namespace tb

@@ -1,0 +1,98 @@
+#include "harness/core/scenario.hpp"
+
+#include <array>
+
+namespace tb {
+
+namespace {
+constexpr std::array<const char*, 4> kPrecisionNames = {"fp32", "tf32", "amp_fp16", "amp_bf16"};
+}
+
+const char* to_string(Precision p) { return kPrecisionNames[static_cast<int>(p)]; }
+
+std::optional<Precision> parse_precision(const std::string& s) {
+  for (std::size_t i = 0; i < kPrecisionNames.size(); ++i)
+    if (s == kPrecisionNames[i]) return static_cast<Precision>(i);
+  return std::nullopt;
+}
+
+const std::vector<std::string>& precision_names() {
+  static const std::vector<std::string> names(kPrecisionNames.begin(), kPrecisionNames.end());
+  return names;
+}
+
+std::string scenario_id(const ScenarioParams& p) {
+  std::string id = p.model;
+  if (!p.dataset.empty()) id += "@" + p.dataset;
+  id += "/" + std::string(to_string(p.precision)) + "/w" + std::to_string(p.workers) + "/a" +
+        std::to_string(p.accumulation) + "/b" + std::to_string(p.batch);
+  if (p.optimizer != "adam") id += "/" + p.optimizer;
+  return id;
+}
+
+nlohmann::json scenario_key(const ScenarioParams& p) {
+  return {{"model", p.model},         {"dataset", p.dataset},
+          {"device", p.device},       {"optimizer", p.optimizer},
+          {"precision", to_string(p.precision)}, {"workers", p.workers},
+          {"accumulation", p.accumulation},      {"batch", p.batch}};
+}
+
+void to_json(nlohmann::json& j, const StoppingRule& s) {
+  j = {{"warmup_steps", s.warmup_steps},   {"min_steps", s.min_steps},
+       {"max_steps", s.max_steps},         {"target_rel_ci", s.target_rel_ci},
+       {"time_budget_s", s.time_budget_s}};
+}
+void from_json(const nlohmann::json& j, StoppingRule& s) {
+  s.warmup_steps = j.value("warmup_steps", s.warmup_steps);
+  s.min_steps = j.value("min_steps", s.min_steps);
+  s.max_steps = j.value("max_steps", s.max_steps);
+  s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
+  s.time_budget_s = j.value("time_budget_s", s.time_budget_s);
+}
+
+void to_json(nlohmann::json& j, const ProfileOptions& p) {
+  j = {{"enabled", p.enabled}, {"window", p.window}, {"host_trace", p.host_trace},
+       {"cupti", p.cupti},     {"kineto", p.kineto}, {"nvtx", p.nvtx},
+       {"gzip", p.gzip}};
+}
+void from_json(const nlohmann::json& j, ProfileOptions& p) {
+  p.enabled = j.value("enabled", p.enabled);
+  p.window = j.value("window", p.window);
+  p.host_trace = j.value("host_trace", p.host_trace);
+  p.cupti = j.value("cupti", p.cupti);
+  p.kineto = j.value("kineto", p.kineto);
+  p.nvtx = j.value("nvtx", p.nvtx);
+  p.gzip = j.value("gzip", p.gzip);
+}
+
+void to_json(nlohmann::json& j, const ScenarioParams& p) {
+  j = scenario_key(p);
+  j["learning_rate"] = p.learning_rate;
+  j["effective_batch"] = p.effective_batch;
+  j["seed"] = p.seed;
+  j["dataset_options"] = p.dataset_options;
+  j["model_options"] = p.model_options;
+  j["stopping"] = p.stopping;
+  j["profile"] = p.profile;
+  if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
+}
+void from_json(const nlohmann::json& j, ScenarioParams& p) {
+  p.model = j.value("model", p.model);
+  p.dataset = j.value("dataset", p.dataset);
+  p.device = j.value("device", p.device);
+  p.optimizer = j.value("optimizer", p.optimizer);
+  p.learning_rate = j.value("learning_rate", p.learning_rate);
+  if (auto prec = parse_precision(j.value("precision", std::string("fp32")))) p.precision = *prec;
+  p.workers = j.value("workers", p.workers);
+  p.accumulation = j.value("accumulation", p.accumulation);
+  p.batch = j.value("batch", p.batch);
+  p.effective_batch = j.value("effective_batch", p.batch * p.accumulation);
+  p.seed = j.value("seed", p.seed);
+  p.dataset_options = j.value("dataset_options", nlohmann::json::object());
+  p.model_options = j.value("model_options", nlohmann::json::object());
+  if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();
+  if (j.contains("profile")) p.profile = j.at("profile").get<ProfileOptions>();
+  p.test_delay_ms = j.value("test_delay_ms", 0.0);
+}
+
+}  // namespace tb

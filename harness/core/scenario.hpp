@@ -1,0 +1,72 @@
+// One point of a scenario matrix: everything that defines a training-loop measurement.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tb {
+
+enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
+
+const char* to_string(Precision p);
+std::optional<Precision> parse_precision(const std::string& s);
+const std::vector<std::string>& precision_names();
+
+// How many steps to measure: at least min_steps, at most max_steps, stopping early once the
+// relative half-width of the median's 95% interval is below target_rel_ci, or when
+// time_budget_s of measured time is spent.
+struct StoppingRule {
+  int warmup_steps = 3;
+  int min_steps = 10;
+  int max_steps = 100;
+  double target_rel_ci = 0.02;
+  double time_budget_s = 10.0;
+};
+
+struct ProfileOptions {
+  bool enabled = false;  // run a profiling pass after the timed pass
+  int window = 5;        // optimizer steps in the profiling window
+  bool host_trace = true;  // trainbench's own Chrome trace of CPU phases (+ CUPTI records)
+  bool cupti = false;      // CUPTI activity collection (GPU only)
+  bool kineto = false;     // LibTorch's Kineto op-level trace
+  bool nvtx = true;        // NVTX ranges around scenario / step / phase
+  bool gzip = false;       // write traces as .json.gz
+};
+
+struct ScenarioParams {
+  std::string model = "mlp";
+  std::string dataset;  // empty: the model's default dataset
+  std::string device = "cpu";  // "cpu" or "cuda" (resolved; never "auto" here)
+  std::string optimizer = "adam";  // "adam" or "sgd"
+  double learning_rate = 1e-3;
+  Precision precision = Precision::fp32;
+  int workers = 0;        // data-loader worker threads, 0 = main thread
+  int accumulation = 1;   // micro-batches per optimizer step
+  int batch = 32;         // micro-batch size
+  int effective_batch = 32;  // batch * accumulation
+  std::uint64_t seed = 42;
+  nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
+  nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}
+  StoppingRule stopping;
+  ProfileOptions profile;
+  double test_delay_ms = 0.0;  // test-only: fixed delay added to every micro-batch (planted slowdown)
+};
+
+// Stable identifier built from the axis values, e.g. "mlp/fp32/w0/a1/b64".
+std::string scenario_id(const ScenarioParams& p);
+
+// The parameters that identify a scenario across runs (model, dataset, device, optimizer,
+// precision, workers, accumulation, batch) as JSON; used for matching in comparisons.
+nlohmann::json scenario_key(const ScenarioParams& p);
+
+void to_json(nlohmann::json& j, const StoppingRule& s);
+void from_json(const nlohmann::json& j, StoppingRule& s);
+void to_json(nlohmann::json& j, const ProfileOptions& p);
+void from_json(const nlohmann::json& j, ProfileOptions& p);
+void to_json(nlohmann::json& j, const ScenarioParams& p);
+void from_json(const nlohmann::json& j, ScenarioParams& p);
+
+}  // namespace tb
