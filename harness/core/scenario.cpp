@@ -68,6 +68,7 @@ void from_json(const nlohmann::json& j, ProfileOptions& p) {
 void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j = scenario_key(p);
   j["learning_rate"] = p.learning_rate;
+  if (p.optimizer == "sgd") j["momentum"] = p.momentum;
   j["effective_batch"] = p.effective_batch;
   j["seed"] = p.seed;
   j["dataset_options"] = p.dataset_options;
@@ -82,6 +83,7 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   p.device = j.value("device", p.device);
   p.optimizer = j.value("optimizer", p.optimizer);
   p.learning_rate = j.value("learning_rate", p.learning_rate);
+  p.momentum = j.value("momentum", p.momentum);
   if (auto prec = parse_precision(j.value("precision", std::string("fp32")))) p.precision = *prec;
   p.workers = j.value("workers", p.workers);
   p.accumulation = j.value("accumulation", p.accumulation);

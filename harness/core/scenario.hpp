@@ -42,6 +42,7 @@ struct ScenarioParams {
   std::string device = "cpu";  // "cpu" or "cuda" (resolved; never "auto" here)
   std::string optimizer = "adam";  // "adam" or "sgd"
   double learning_rate = 1e-3;
+  double momentum = 0.0;  // sgd only
   Precision precision = Precision::fp32;
   int workers = 0;        // data-loader worker threads, 0 = main thread
   int accumulation = 1;   // micro-batches per optimizer step

@@ -1,0 +1,470 @@
+#include "harness/core/matrix.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+
+#include "harness/core/error.hpp"
+
+namespace tb {
+
+using nlohmann::json;
+
+const std::vector<std::string>& matrix_keys() {
+  static const std::vector<std::string> keys = {
+      "$schema", "name",     "description", "model",    "dataset",
+      "dataset_options",     "model_options", "device", "optimizer",
+      "seed",    "steps",    "axes",        "hold_effective_batch",
+      "exclude", "baseline", "profile",     "capacity", "test_delay_ms"};
+  return keys;
+}
+
+const std::vector<std::string>& matrix_axis_names() {
+  static const std::vector<std::string> axes = {"model", "precision", "workers", "accumulation",
+                                                "batch"};
+  return axes;
+}
+
+namespace {
+
+const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_ci",
+                                            "time_budget_s"};
+const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
+                                               "kineto",  "nvtx",   "gzip"};
+const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
+const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
+const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& s) {
+  return std::find(items.begin(), items.end(), s) != items.end();
+}
+
+// Typed readers that raise InputError naming the file and the field (a dotted path).
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw InputError(file_, field, message);
+  }
+
+  void expect_object(const json& j, const std::string& field) const {
+    if (!j.is_object()) fail(field, "must be an object, got " + j.dump());
+  }
+
+  // Object whose keys must all be in `allowed`.
+  void expect_keys(const json& j, const std::string& field,
+                   const std::vector<std::string>& allowed, const std::string& what) const {
+    expect_object(j, field);
+    for (const auto& [key, value] : j.items())
+      if (!contains(allowed, key))
+        fail(field.empty() ? key : field + "." + key,
+             "unknown " + what + " '" + key + "' (allowed: " + join(allowed) + ")");
+  }
+
+  std::string string(const json& j, const std::string& field) const {
+    if (!j.is_string()) fail(field, "must be a string, got " + j.dump());
+    return j.get<std::string>();
+  }
+
+  std::string one_of(const json& j, const std::string& field, const std::vector<std::string>& allowed,
+                     const std::string& what) const {
+    const std::string s = string(j, field);
+    if (!contains(allowed, s))
+      fail(field, "unknown " + what + " '" + s + "' (allowed: " + join(allowed) + ")");
+    return s;
+  }
+
+  bool boolean(const json& j, const std::string& field) const {
+    if (!j.is_boolean()) fail(field, "must be true or false, got " + j.dump());
+    return j.get<bool>();
+  }
+
+  long long integer(const json& j, const std::string& field, long long min_value) const {
+    if (!j.is_number_integer()) fail(field, "must be an integer, got " + j.dump());
+    const long long v = j.is_number_unsigned()
+                            ? static_cast<long long>(std::min<std::uint64_t>(
+                                  j.get<std::uint64_t>(), std::numeric_limits<long long>::max()))
+                            : j.get<long long>();
+    if (v < min_value) fail(field, "must be >= " + std::to_string(min_value) + ", got " + j.dump());
+    return v;
+  }
+
+  int small_int(const json& j, const std::string& field, int min_value) const {
+    const long long v = integer(j, field, min_value);
+    if (v > std::numeric_limits<int>::max()) fail(field, "is too large, got " + j.dump());
+    return static_cast<int>(v);
+  }
+
+  double number(const json& j, const std::string& field, double min_value, bool strictly) const {
+    if (!j.is_number()) fail(field, "must be a number, got " + j.dump());
+    const double v = j.get<double>();
+    if (strictly ? !(v > min_value) : !(v >= min_value))
+      fail(field, std::string("must be ") + (strictly ? "> " : ">= ") + json(min_value).dump() +
+                      ", got " + j.dump());
+    return v;
+  }
+
+  // An axis: a scalar (one-element axis) or a non-empty array without duplicates.
+  template <typename T, typename ReadOne>
+  std::vector<T> axis(const json& j, const std::string& field, ReadOne read_one) const {
+    std::vector<T> values;
+    if (!j.is_array()) {
+      values.push_back(read_one(j, field));
+      return values;
+    }
+    if (j.empty()) fail(field, "must not be empty (give at least one value)");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string item = field + "[" + std::to_string(i) + "]";
+      T v = read_one(j[i], item);
+      if (std::find(values.begin(), values.end(), v) != values.end())
+        fail(item, "duplicate value " + j[i].dump());
+      values.push_back(std::move(v));
+    }
+    return values;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+void check_model_name(const Reader& r, const std::string& name, const std::string& field,
+                      const MatrixParseOptions& options) {
+  if (!options.known_models.empty() && !contains(options.known_models, name))
+    r.fail(field, "unknown model '" + name + "' (known: " + join(options.known_models) + ")");
+}
+
+void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
+  if (j.is_string()) {
+    p.optimizer = r.one_of(j, "optimizer", kOptimizerNames, "optimizer");
+  } else {
+    r.expect_keys(j, "optimizer", kOptimizerKeys, "optimizer key");
+    if (!j.contains("name")) r.fail("optimizer.name", "is required (adam or sgd)");
+    p.optimizer = r.one_of(j["name"], "optimizer.name", kOptimizerNames, "optimizer");
+    if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);
+    if (j.contains("momentum")) {
+      if (p.optimizer != "sgd") r.fail("optimizer.momentum", "only applies to sgd");
+      p.momentum = r.number(j["momentum"], "optimizer.momentum", 0.0, false);
+    }
+  }
+  // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
+  if (p.optimizer == "sgd" && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
+}
+
+void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
+  r.expect_keys(j, "steps", kStepKeys, "steps key");
+  if (j.contains("warmup")) s.warmup_steps = r.small_int(j["warmup"], "steps.warmup", 0);
+  if (j.contains("min")) s.min_steps = r.small_int(j["min"], "steps.min", 1);
+  if (j.contains("max")) s.max_steps = r.small_int(j["max"], "steps.max", 1);
+  if (j.contains("target_rel_ci"))
+    s.target_rel_ci = r.number(j["target_rel_ci"], "steps.target_rel_ci", 0.0, false);
+  if (j.contains("time_budget_s"))
+    s.time_budget_s = r.number(j["time_budget_s"], "steps.time_budget_s", 0.0, true);
+  if (s.min_steps > s.max_steps)
+    r.fail("steps.min", "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " +
+                            std::to_string(s.max_steps));
+}
+
+void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {
+  r.expect_keys(j, "profile", kProfileKeys, "profile key");
+  if (j.contains("enabled")) p.enabled = r.boolean(j["enabled"], "profile.enabled");
+  if (j.contains("window")) p.window = r.small_int(j["window"], "profile.window", 1);
+  if (j.contains("host_trace")) p.host_trace = r.boolean(j["host_trace"], "profile.host_trace");
+  if (j.contains("cupti")) p.cupti = r.boolean(j["cupti"], "profile.cupti");
+  if (j.contains("kineto")) p.kineto = r.boolean(j["kineto"], "profile.kineto");
+  if (j.contains("nvtx")) p.nvtx = r.boolean(j["nvtx"], "profile.nvtx");
+  if (j.contains("gzip")) p.gzip = r.boolean(j["gzip"], "profile.gzip");
+}
+
+// One value of an axis as written in exclude / baseline entries; normalized for comparison.
+json parse_axis_value(const Reader& r, const std::string& axis, const json& v,
+                      const std::string& field, const MatrixParseOptions& options) {
+  if (axis == "model") {
+    const std::string name = r.string(v, field);
+    check_model_name(r, name, field, options);
+    return name;
+  }
+  if (axis == "precision") return r.one_of(v, field, precision_names(), "precision");
+  return r.small_int(v, field, axis == "workers" ? 0 : 1);
+}
+
+// {axis: value or [values]} with known axis names (exclude entries and the baseline).
+json parse_axis_selector(const Reader& r, const json& j, const std::string& field,
+                         const MatrixParseOptions& options, bool allow_lists) {
+  r.expect_keys(j, field, matrix_axis_names(), "axis");
+  json out = json::object();
+  for (const auto& [axis, v] : j.items()) {
+    const std::string f = field + "." + axis;
+    if (allow_lists && v.is_array()) {
+      if (v.empty()) r.fail(f, "must not be empty");
+      json list = json::array();
+      for (std::size_t i = 0; i < v.size(); ++i)
+        list.push_back(parse_axis_value(r, axis, v[i], f + "[" + std::to_string(i) + "]", options));
+      out[axis] = list;
+    } else {
+      out[axis] = parse_axis_value(r, axis, v, f, options);
+    }
+  }
+  return out;
+}
+
+void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec,
+                const MatrixParseOptions& options) {
+  r.expect_keys(axes, "axes", matrix_axis_names(), "axis");
+  if (axes.contains("model")) {
+    spec.models = r.axis<std::string>(axes["model"], "axes.model", [&](const json& v, const std::string& f) {
+      std::string name = r.string(v, f);
+      check_model_name(r, name, f, options);
+      return name;
+    });
+  }
+  if (axes.contains("precision")) {
+    spec.precisions = r.axis<Precision>(axes["precision"], "axes.precision",
+                                        [&](const json& v, const std::string& f) {
+                                          return *parse_precision(r.one_of(v, f, precision_names(), "precision"));
+                                        });
+  }
+  const auto int_axis = [&](const char* name, int min_value) {
+    const std::string field = std::string("axes.") + name;
+    return r.axis<int>(axes[name], field,
+                       [&](const json& v, const std::string& f) { return r.small_int(v, f, min_value); });
+  };
+  if (axes.contains("workers")) spec.workers = int_axis("workers", 0);
+  if (axes.contains("accumulation")) spec.accumulation = int_axis("accumulation", 1);
+  if (axes.contains("batch")) {
+    const json& b = axes["batch"];
+    if (b.is_string()) {
+      if (b.get<std::string>() != "max")
+        r.fail("axes.batch", "must be a positive integer, a list of them, or \"max\", got " + b.dump());
+      spec.batch_search = true;
+    } else {
+      spec.batch = int_axis("batch", 1);
+    }
+  }
+}
+
+void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
+  r.expect_object(j, "dataset_options");
+  p.dataset_options = j;
+  if (!j.contains("path")) return;
+  const std::string path = r.string(j["path"], "dataset_options.path");
+  const bool create = j.contains("create") && r.boolean(j["create"], "dataset_options.create");
+  if (!create && !std::filesystem::exists(path))
+    r.fail("dataset_options.path",
+           "'" + path + "' does not exist (set dataset_options.create to true to generate it)");
+}
+
+bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const json& selector) {
+  for (const auto& [axis, wanted] : selector.items()) {
+    const json actual = axis_value(spec, p, axis);
+    const bool hit = wanted.is_array()
+                         ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
+                         : wanted == actual;
+    if (!hit) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+json read_matrix_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in.good()) throw InputError(path, "", "cannot open matrix file");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    // what() carries "at line L, column C"; keep the byte offset too for editors.
+    throw InputError(path, "", "malformed JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+  }
+}
+
+MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options) {
+  const Reader r(file);
+  if (!j.is_object()) r.fail("", "a matrix file must be a JSON object, got " + std::string(j.type_name()));
+  r.expect_keys(j, "", matrix_keys(), "top-level key");
+
+  MatrixSpec spec;
+  spec.file = file;
+  ScenarioParams& d = spec.defaults;
+
+  if (!j.contains("name")) r.fail("name", "is required (a short name for the matrix)");
+  spec.name = r.string(j["name"], "name");
+  if (spec.name.empty()) r.fail("name", "must not be empty");
+  if (j.contains("description")) spec.description = r.string(j["description"], "description");
+
+  if (j.contains("model")) {
+    d.model = r.string(j["model"], "model");
+    check_model_name(r, d.model, "model", options);
+  }
+  if (j.contains("dataset")) {
+    d.dataset = r.string(j["dataset"], "dataset");
+    if (!d.dataset.empty() && !options.known_datasets.empty() &&
+        !contains(options.known_datasets, d.dataset))
+      r.fail("dataset", "unknown dataset '" + d.dataset + "' (known: " + join(options.known_datasets) + ")");
+  }
+  if (j.contains("dataset_options")) parse_dataset_options(r, j["dataset_options"], d);
+  if (j.contains("model_options")) {
+    r.expect_object(j["model_options"], "model_options");
+    d.model_options = j["model_options"];
+  }
+
+  spec.device_request = j.contains("device") ? r.one_of(j["device"], "device", kDeviceNames, "device") : "auto";
+  if (spec.device_request == "cuda" && !options.cuda_available)
+    r.fail("device", "CUDA requested but no GPU is available (use \"auto\" or \"cpu\")");
+  d.device = spec.device_request == "auto" ? (options.cuda_available ? "cuda" : "cpu")
+                                           : spec.device_request;
+
+  if (j.contains("optimizer")) parse_optimizer(r, j["optimizer"], d);
+  if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));
+  if (j.contains("steps")) parse_steps(r, j["steps"], d.stopping);
+  if (j.contains("profile")) parse_profile(r, j["profile"], d.profile);
+  if (j.contains("test_delay_ms"))
+    d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false);
+  if (j.contains("hold_effective_batch"))
+    spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
+
+  if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
+  if (spec.models.empty()) spec.models = {d.model};
+  if (spec.precisions.empty()) spec.precisions = {Precision::fp32};
+  if (spec.workers.empty()) spec.workers = {0};
+  if (spec.accumulation.empty()) spec.accumulation = {1};
+  if (spec.batch.empty() && !spec.batch_search) spec.batch = {d.batch};
+  d.model = spec.models.front();
+
+  if (j.contains("capacity")) {
+    spec.capacity = j["capacity"];
+    r.expect_object(spec.capacity, "capacity");
+    if (spec.capacity.contains("batch") && spec.capacity["batch"] == "max") {
+      if (j.contains("axes") && j["axes"].contains("batch") && !spec.batch_search)
+        r.fail("capacity.batch", "\"max\" conflicts with the explicit axes.batch list");
+      spec.batch_search = true;
+      spec.batch.clear();
+    }
+  }
+
+  if (j.contains("exclude")) {
+    const json& ex = j["exclude"];
+    if (!ex.is_array()) r.fail("exclude", "must be a list of objects, got " + ex.dump());
+    for (std::size_t i = 0; i < ex.size(); ++i) {
+      const std::string field = "exclude[" + std::to_string(i) + "]";
+      if (ex[i].is_object() && ex[i].empty()) r.fail(field, "must name at least one axis");
+      spec.exclude.push_back(parse_axis_selector(r, ex[i], field, options, true));
+    }
+  }
+  if (j.contains("baseline")) spec.baseline = parse_axis_selector(r, j["baseline"], "baseline", options, false);
+
+  // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
+  if (expand(spec).empty()) r.fail("exclude", "excludes every scenario of the matrix");
+  return spec;
+}
+
+MatrixSpec load_matrix(const std::string& path, const MatrixParseOptions& options,
+                       const std::vector<std::string>& set_overrides) {
+  return parse_matrix(apply_set_overrides(read_matrix_json(path), set_overrides), path, options);
+}
+
+json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set", item, "expected KEY=VALUE, e.g. steps.max=20 or axes.workers=[0,2]");
+    const std::string key = item.substr(0, eq);
+    const std::string text = item.substr(eq + 1);
+    std::string pointer;
+    std::size_t start = 0;
+    while (start <= key.size()) {
+      const auto dot = std::min(key.find('.', start), key.size());
+      const std::string segment = key.substr(start, dot - start);
+      if (segment.empty()) throw InputError("--set", key, "empty path segment");
+      pointer += "/";
+      for (char c : segment) pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      start = dot + 1;
+    }
+    // A value that does not parse as JSON is a bare string: device=cpu.
+    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = text;
+    try {
+      j[json::json_pointer(pointer)] = std::move(value);
+    } catch (const json::exception& e) {
+      throw InputError("--set", key, std::string("cannot set this path: ") + e.what());
+    }
+  }
+  return j;
+}
+
+json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::string& axis) {
+  if (axis == "model") return p.model;
+  if (axis == "precision") return to_string(p.precision);
+  if (axis == "workers") return p.workers;
+  if (axis == "accumulation") return p.accumulation;
+  if (axis == "batch") return spec.hold_effective_batch ? p.effective_batch : p.batch;
+  throw std::invalid_argument("unknown axis '" + axis + "'");
+}
+
+std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
+  // With a batch search the batch is decided later; defaults.batch stands in until then.
+  const std::vector<int> batches = spec.batch_search ? std::vector<int>{spec.defaults.batch} : spec.batch;
+  std::vector<ScenarioParams> out;
+  for (const auto& model : spec.models)
+    for (Precision precision : spec.precisions)
+      for (int workers : spec.workers)
+        for (int accumulation : spec.accumulation)
+          for (int batch : batches) {
+            ScenarioParams p = spec.defaults;
+            p.model = model;
+            p.precision = precision;
+            p.workers = workers;
+            p.accumulation = accumulation;
+            if (spec.hold_effective_batch && !spec.batch_search) {
+              p.effective_batch = batch;
+              p.batch = batch / accumulation;
+            } else {
+              p.batch = batch;
+              p.effective_batch = batch * accumulation;
+            }
+            const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
+                                              [&](const json& e) { return matches_selector(spec, p, e); });
+            if (excluded) continue;
+            if (spec.hold_effective_batch && !spec.batch_search && batch % accumulation != 0)
+              throw InputError(spec.file, "axes.batch/axes.accumulation",
+                               "hold_effective_batch: effective batch " + std::to_string(batch) +
+                                   " is not divisible by accumulation " + std::to_string(accumulation) +
+                                   " (exclude this combination or change the values)");
+            out.push_back(std::move(p));
+          }
+  return out;
+}
+
+BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
+  BaselineChoice choice;
+  choice.wanted = {{"model", spec.models.empty() ? spec.defaults.model : spec.models.front()},
+                   {"precision", "fp32"},
+                   {"workers", 0},
+                   {"accumulation", 1}};
+  if (!spec.batch.empty()) choice.wanted["batch"] = spec.batch.front();
+  for (const auto& [axis, v] : spec.baseline.items()) choice.wanted[axis] = v;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    if (matches_selector(spec, scenarios[i], choice.wanted)) {
+      choice.index = i;
+      choice.matched = true;
+      return choice;
+    }
+  }
+  return choice;
+}
+
+std::size_t find_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
+  return choose_baseline(spec, scenarios).index;
+}
+
+}  // namespace tb
