@@ -1,0 +1,76 @@
+#include "harness/torch/batch_stream.hpp"
+
+#include <optional>
+
+#include <torch/data/dataloader.h>
+#include <torch/data/datasets/base.h>
+#include <torch/data/samplers/random.h>
+#include <torch/data/transforms/stack.h>
+
+#include "harness/core/error.hpp"
+
+namespace tb {
+
+namespace {
+
+// Adapts the polymorphic SampleSource to torch::data's statically typed Dataset.
+class SourceDataset : public torch::data::datasets::Dataset<SourceDataset> {
+ public:
+  explicit SourceDataset(std::shared_ptr<SampleSource> source) : source_(std::move(source)) {}
+  torch::data::Example<> get(std::size_t index) override { return source_->get(index); }
+  std::optional<std::size_t> size() const override { return source_->size(); }
+
+ private:
+  std::shared_ptr<SampleSource> source_;
+};
+
+using StackedDataset =
+    torch::data::datasets::MapDataset<SourceDataset, torch::data::transforms::Stack<>>;
+using Loader =
+    torch::data::StatelessDataLoader<StackedDataset, torch::data::samplers::RandomSampler>;
+
+}  // namespace
+
+struct BatchStream::Impl {
+  std::unique_ptr<Loader> loader;
+  std::optional<torch::data::Iterator<torch::data::Example<>>> it;
+  std::int64_t epochs = 0;
+  bool fresh = false;  // `it` holds a batch not yet handed out
+
+  void restart() {
+    it.reset();
+    it.emplace(loader->begin());
+    fresh = true;
+    ++epochs;
+  }
+};
+
+BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers)
+    : impl_(std::make_unique<Impl>()) {
+  const auto size = source->size();
+  TB_CHECK_INPUT(static_cast<std::size_t>(batch) <= size, "matrix", "batch", "batch size ", batch,
+                 " exceeds the dataset's ", size, " samples (raise dataset_options.samples)");
+  auto dataset = SourceDataset(std::move(source)).map(torch::data::transforms::Stack<>());
+  auto options = torch::data::DataLoaderOptions()
+                     .batch_size(static_cast<std::size_t>(batch))
+                     .workers(static_cast<std::size_t>(workers))
+                     .drop_last(true);
+  impl_->loader = std::make_unique<Loader>(std::move(dataset),
+                                           torch::data::samplers::RandomSampler(size), options);
+  impl_->restart();
+}
+
+BatchStream::~BatchStream() = default;
+
+void BatchStream::next(torch::data::Example<>& out) {
+  // Advance lazily (the iterator fetches on ++), so the wait lands in this call's data_wait.
+  if (!impl_->fresh) ++*impl_->it;
+  impl_->fresh = false;
+  if (*impl_->it == impl_->loader->end()) impl_->restart();
+  impl_->fresh = false;
+  out = std::move(**impl_->it);
+}
+
+std::int64_t BatchStream::epochs_started() const { return impl_->epochs; }
+
+}  // namespace tb

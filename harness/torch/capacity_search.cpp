@@ -1,0 +1,115 @@
+#include "harness/torch/capacity_search.hpp"
+
+#include <ATen/DeviceAccelerator.h>
+#include <c10/util/Exception.h>
+
+#include "harness/capacity/batch_search.hpp"
+#include "harness/capacity/byte_size.hpp"
+#include "harness/capacity/memory_fit.hpp"
+#include "harness/core/error.hpp"
+#include "harness/torch/environment.hpp"
+#include "harness/torch/precision.hpp"
+#include "harness/torch/run_finish.hpp"
+
+namespace tb {
+
+namespace {
+
+// The memory limit a probe must respect: --memory-budget, else matrix capacity.memory_budget,
+// else (GPU) the device's total memory. On the CPU a budget is required: an OOM there is the
+// kernel's OOM killer, not a polite error.
+std::pair<std::int64_t, std::string> memory_limit(const MatrixSpec& spec, const RunOptions& options,
+                                                  const std::string& device) {
+  if (options.memory_budget_bytes > 0) return {options.memory_budget_bytes, "--memory-budget"};
+  if (spec.capacity.is_object() && spec.capacity.contains("memory_budget")) {
+    const auto& v = spec.capacity.at("memory_budget");
+    return {v.is_string() ? capacity::parse_byte_size(v.get<std::string>(), "capacity.memory_budget")
+                          : v.get<std::int64_t>(),
+            "capacity.memory_budget"};
+  }
+  if (device == "cuda") return {static_cast<std::int64_t>(at::accelerator::getMemoryInfo(0).second), "device total"};
+  throw InputError(spec.file, "capacity.memory_budget",
+                   "a batch search on the CPU needs a memory budget (--memory-budget 4GiB or "
+                   "capacity.memory_budget)");
+}
+
+int capacity_int(const MatrixSpec& spec, const char* key, int fallback) {
+  if (!spec.capacity.is_object() || !spec.capacity.contains(key)) return fallback;
+  return spec.capacity.at(key).get<int>();
+}
+
+}  // namespace
+
+std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
+    const MatrixSpec& spec, const RunOptions& options, RunResult& run) {
+  std::map<std::pair<std::string, std::string>, CapacityFinding> found;
+  const auto scenarios = expand(spec);
+  if (scenarios.empty()) return found;
+  const auto [limit_bytes, limit_source] = memory_limit(spec, options, scenarios.front().device);
+  auto& cap = run.extra["capacity"];
+  cap["memory_limit_bytes"] = limit_bytes;
+  cap["limit_source"] = limit_source;
+  std::ostream* out = options.progress;
+
+  for (const auto& base : scenarios) {
+    const std::pair<std::string, std::string> key{base.model, to_string(base.precision)};
+    if (found.count(key)) continue;  // one search per model and precision
+    found[key] = {};
+    if (!check_precision(base.precision, base.device).supported) continue;
+    ScenarioParams probe_params = base;
+    probe_params.stopping = {1, 3, 5, 0.05, 2.0};  // a few steps: enough for memory and a rate
+    probe_params.profile.enabled = false;
+    if (out) *out << "capacity: " << base.model << " " << to_string(base.precision) << ": ";
+    RunOptions quiet = options;
+    quiet.progress = nullptr;
+    quiet.memory_budget_bytes = 0;  // fits is decided here
+    quiet.out_dir.clear();
+    auto try_batch = [&](int batch) {
+      capacity::Probe probe;
+      probe.batch = batch;
+      ScenarioParams p = probe_params;
+      p.batch = batch;
+      p.effective_batch = batch * p.accumulation;
+      try {
+        const auto r = run_scenario(p, quiet);
+        probe.peak_bytes = p.device == "cuda" ? r.memory.peak_reserved_bytes : r.memory.peak_rss_bytes;
+        probe.fits = capacity::fits_budget(probe.peak_bytes, limit_bytes);
+        probe.samples_per_s = r.samples_per_s;
+        if (!probe.fits) probe.note = "over the memory limit of " + capacity::format_bytes(limit_bytes);
+      } catch (const c10::OutOfMemoryError&) {
+        probe.fits = false;
+        probe.note = "CUDA out of memory";
+        at::accelerator::emptyCache();
+      }
+      if (out) *out << batch << (probe.fits ? "+ " : "- ") << std::flush;
+      return probe;
+    };
+    capacity::BatchSearchOptions search;
+    search.start = capacity_int(spec, "start", 8);
+    search.limit = capacity_int(spec, "max_batch", 4096);
+    search.multiple_of = 1;
+    const auto result = capacity::search_batch(try_batch, search);
+    found[key] = {result.max_batch, result.best_batch};
+    cap["batch_search"].push_back(capacity::batch_search_json(key.first, key.second, result));
+    std::string why;
+    if (const auto fit = capacity::fit_memory(result.probes, &why))
+      cap["memory_fit"].push_back(capacity::memory_fit_json(key.first, key.second, *fit, limit_bytes));
+    if (out)
+      *out << "\n  max batch " << result.max_batch << ", fastest batch " << result.best_batch << " ("
+           << result.best_samples_per_s << " samples/s)\n";
+  }
+  return found;
+}
+
+RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
+  RunResult run;
+  run.run_id = options.run_id;
+  run.matrix_name = spec.name;
+  run.matrix_file = spec.file;
+  run.environment = capture_environment(options.command_line, spec.defaults.seed);
+  search_capacity(spec, options, run);
+  finish_run(run, options);
+  return run;
+}
+
+}  // namespace tb

@@ -1,0 +1,50 @@
+// "synthetic": an in-memory classification set that isolates compute from data loading.
+// Inputs are N(0,1); labels come from a fixed random linear teacher, so the loss really falls.
+#include <ATen/ATen.h>
+
+#include "harness/torch/registry.hpp"
+
+namespace tb {
+namespace {
+
+class SyntheticSource final : public SampleSource {
+ public:
+  explicit SyntheticSource(const DatasetRequest& req) {
+    const auto samples = option_int(req.options, "dataset_options", "samples", 4096);
+    const auto classes = option_int(req.options, "dataset_options", "classes", 10);
+    if (req.options.contains("shape")) {
+      info_.input_shape = req.options.at("shape").get<std::vector<std::int64_t>>();
+    } else {
+      info_.input_shape = {option_int(req.options, "dataset_options", "features", 512)};
+    }
+    info_.num_classes = classes;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(req.seed);
+    std::vector<std::int64_t> shape = {samples};
+    shape.insert(shape.end(), info_.input_shape.begin(), info_.input_shape.end());
+    inputs_ = at::randn(shape, gen, at::kFloat);
+    const auto flat = inputs_.reshape({samples, -1});
+    const auto teacher = at::randn({flat.size(1), classes}, gen, at::kFloat);
+    labels_ = at::matmul(flat, teacher).argmax(1);
+  }
+
+  torch::data::Example<> get(std::size_t index) override {
+    const auto i = static_cast<std::int64_t>(index);
+    return {inputs_[i], labels_[i]};
+  }
+  std::size_t size() const override { return static_cast<std::size_t>(inputs_.size(0)); }
+  const DatasetInfo& info() const override { return info_; }
+
+ private:
+  DatasetInfo info_;
+  at::Tensor inputs_;
+  at::Tensor labels_;
+};
+
+const DatasetRegistrar kRegister({
+    "synthetic",
+    "in-memory tensors (options: samples, features | shape, classes); isolates compute",
+    [](const DatasetRequest& req) { return std::make_shared<SyntheticSource>(req); },
+});
+
+}  // namespace
+}  // namespace tb

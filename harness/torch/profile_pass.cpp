@@ -1,0 +1,87 @@
+#include "harness/torch/profile_pass.hpp"
+
+#include <filesystem>
+
+#include <torch/cuda.h>
+
+#include "harness/profiling/chrome_trace_logger.hpp"
+#include "harness/profiling/nvtx.hpp"
+#include "harness/profiling/profile_options_check.hpp"
+#include "harness/profiling/profile_summary.hpp"
+#include "harness/torch/kineto_pass.hpp"
+#include "harness/torch/trainer.hpp"
+#if defined(TRAINBENCH_HAVE_CUPTI)
+#include "harness/profiling/cupti_collector.hpp"
+#endif
+
+namespace tb {
+
+namespace fs = std::filesystem;
+
+ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled)
+    : options_(params.profile), scenario_(scenario_id(params)) {
+  if (override_enabled) options_.enabled = *override_enabled;
+  if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
+}
+
+nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir,
+                                const std::string& stem) {
+  nlohmann::json result = {{"window_steps", options_.window}, {"traces", nlohmann::json::object()}};
+  const bool cuda = device.is_cuda();
+#if defined(TRAINBENCH_HAVE_CUPTI)
+  constexpr bool kCuptiBuilt = true;
+#else
+  constexpr bool kCuptiBuilt = false;
+#endif
+  // Throws for cupti+kineto together; returns a reason when CUPTI cannot run here.
+  const std::string cupti_skip =
+      profiling::check_profile_options(options_, cuda, kCuptiBuilt, "profile");
+  const bool use_cupti = options_.cupti && cupti_skip.empty();
+  if (options_.cupti && !cupti_skip.empty()) result["cupti_skipped"] = cupti_skip;
+  fs::create_directories(fs::path(out_dir) / "traces");
+  profiling::nvtx::set_enabled(options_.nvtx);
+  StepSample sample;
+
+  if (recorder_ && (options_.host_trace || use_cupti)) {
+    recorder_->clear();
+    profiling::HostRecorder::set_thread_name("main");
+    profiling::DecodedRecords records;
+    {
+      profiling::ActiveRecorderScope active(*recorder_);
+#if defined(TRAINBENCH_HAVE_CUPTI)
+      std::optional<profiling::CuptiCollector> collector;
+      if (use_cupti) {
+        collector.emplace();
+        collector->start();
+      }
+#endif
+      for (int i = 0; i < options_.window; ++i) {
+        trainer.step(sample);
+        recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
+      }
+#if defined(TRAINBENCH_HAVE_CUPTI)
+      if (collector) records = collector->stop();
+#endif
+    }
+    const auto file = profiling::trace_file_name(scenario_, "host", options_.gzip);
+    profiling::write_chrome_trace(*recorder_, records.activities, records.calls,
+                                  (fs::path(out_dir) / "traces" / file).string(), options_.gzip,
+                                  profiling::TraceInfo{scenario_, {{"window_steps", options_.window}}});
+    result["traces"]["host"] = "traces/" + file;
+    result["dropped_host_spans"] = recorder_->dropped();
+    if (use_cupti) result["cupti"] = profiling::to_json(profiling::summarize(records, recorder_->spans()));
+  }
+
+  if (options_.kineto) {
+    const auto file = profiling::trace_file_name(scenario_, "kineto", false);
+    KinetoPass kineto;
+    kineto.start(cuda);
+    for (int i = 0; i < options_.window; ++i) trainer.step(sample);
+    kineto.stop_and_save((fs::path(out_dir) / "traces" / file).string());
+    result["traces"]["kineto"] = "traces/" + file;
+  }
+  profiling::nvtx::set_enabled(true);
+  return result;
+}
+
+}  // namespace tb

@@ -1,0 +1,24 @@
+// The sub-commands that need LibTorch: run, list, capacity, models.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// trainbench run [MATRIX] [--out DIR] [--format LIST|none] [--set PATH=JSON]... [--profile]
+//                [--no-profile] [--memory-budget SIZE] [--history DB] [--no-history]
+int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// trainbench list MATRIX [--set PATH=JSON]...
+int cmd_list(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// trainbench capacity MATRIX [--memory-budget SIZE] [--out DIR] [--set PATH=JSON]...
+int cmd_capacity(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// trainbench models: the registered models and datasets.
+int cmd_models(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// Exit codes of run/list/capacity.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitScenarioFailed = 1;  // the run finished, some scenario failed
+inline constexpr int kExitBadInput = 2;        // bad matrix or command line; nothing ran
+
+}  // namespace tb

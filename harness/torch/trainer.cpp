@@ -1,0 +1,95 @@
+#include "harness/torch/trainer.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include <ATen/ATen.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
+
+#include "harness/core/error.hpp"
+#include "harness/profiling/nvtx.hpp"
+#include "harness/torch/precision.hpp"
+
+namespace tb {
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ScenarioParams& params,
+                                                        torch::nn::Module& module) {
+  if (params.optimizer == "adam")
+    return std::make_unique<torch::optim::Adam>(
+        module.parameters(), torch::optim::AdamOptions(params.learning_rate));
+  if (params.optimizer == "sgd")
+    return std::make_unique<torch::optim::SGD>(
+        module.parameters(), torch::optim::SGDOptions(params.learning_rate).momentum(params.momentum));
+  throw InputError("matrix", "optimizer", "unknown optimizer '" + params.optimizer + "' (adam, sgd)");
+}
+
+Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data,
+                 c10::Device device)
+    : params_(params),
+      model_(model),
+      data_(data),
+      device_(device),
+      optimizer_(make_optimizer(params, model.module())),
+      scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
+      // Boundaries per step: start + 4 per micro-batch + the optimizer step.
+      timer_(StepTimer::create(device, 2 + 4 * params.accumulation)),
+      loss_sum_(at::zeros({}, at::TensorOptions().device(device).dtype(at::kFloat))) {
+  model_.module().to(device_);
+  model_.module().train();
+}
+
+void Trainer::step(StepSample& out) {
+  TB_NVTX_STEP();
+  const int k = params_.accumulation;
+  const double inv_k = 1.0 / static_cast<double>(k);
+  const auto device_type = device_.type();
+  timer_->start_step();
+  loss_sum_.zero_();
+  for (int micro = 0; micro < k; ++micro) {
+    {
+      TB_NVTX_PHASE(Phase::data_wait);
+      data_.next(batch_);
+    }
+    timer_->end_phase(Phase::data_wait);
+    at::Tensor input, target;
+    {
+      TB_NVTX_PHASE(Phase::h2d);
+      input = batch_.data.to(device_, /*non_blocking=*/true);
+      target = batch_.target.to(device_, /*non_blocking=*/true);
+    }
+    timer_->end_phase(Phase::h2d);
+    at::Tensor loss;
+    {
+      TB_NVTX_PHASE(Phase::forward);
+      AutocastScope autocast(params_.precision, device_type);
+      loss = model_.loss(model_.forward(input), target) * inv_k;
+      if (params_.test_delay_ms > 0)  // test-only planted slowdown
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(params_.test_delay_ms));
+    }
+    timer_->end_phase(Phase::forward);
+    {
+      TB_NVTX_PHASE(Phase::backward);
+      scaler_.scale(loss).backward();
+      loss_sum_.add_(loss.detach());
+    }
+    timer_->end_phase(Phase::backward);
+  }
+  {
+    TB_NVTX_PHASE(Phase::optimizer);
+    if (scaler_.enabled()) {
+      out.stepped = scaler_.step(*optimizer_);
+      scaler_.update();
+    } else {
+      optimizer_->step();
+      out.stepped = true;
+    }
+    optimizer_->zero_grad();
+  }
+  timer_->end_phase(Phase::optimizer);
+  timer_->finish_step(out);
+  out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
+  ++step_index_;
+}
+
+}  // namespace tb
