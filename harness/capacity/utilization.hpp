@@ -1,0 +1,48 @@
+// Model-FLOPs utilisation (MFU): achieved matmul FLOP/s over the device's peak, and the
+// scenario.extra["capacity"] section that carries it.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/capacity/flops.hpp"
+#include "harness/capacity/projection.hpp"
+#include "harness/core/scenario.hpp"
+
+namespace tb::capacity {
+
+inline constexpr const char* kPeakSourceMeasured = "measured";
+inline constexpr const char* kPeakSourceTable = "table (fallback)";
+
+// Training FLOP/s: per-sample (forward + backward) FLOPs times samples/s.
+double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s);
+
+// achieved / peak; 0 when the peak is unknown (<= 0).
+double mfu(double achieved_flops_per_s, double peak_flops_per_s);
+
+struct PeakFlops {
+  double flops_per_s = 0;
+  std::string source;  // kPeakSourceMeasured or kPeakSourceTable
+  std::string detail;  // e.g. "matmul n=8192 bf16" or "NVIDIA H100 SXM datasheet, dense bf16"
+};
+
+// Dense (no sparsity) datasheet peak for a GPU name as reported by the driver (e.g.
+// "NVIDIA H200", "NVIDIA A100-SXM4-80GB") at a precision: amp_bf16/amp_fp16 -> 16-bit tensor
+// cores, tf32 -> TF32 tensor cores, fp32 -> plain FP32. std::nullopt for unknown devices and
+// CPUs. Only a FALLBACK for when no measured peak exists: real clocks and power limits differ.
+std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision);
+
+// The measured peak when there is one (> 0), else the datasheet fallback, else std::nullopt.
+std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
+                                     const std::string& device_name, Precision precision,
+                                     const std::string& measured_detail = "");
+
+// scenario.extra["capacity"]: {"flops_per_sample":{"forward","backward","total"},
+// "achieved_flops_per_s", and when a peak is known "peak_flops_per_s","peak_source",
+// "peak_detail","mfu"; "projection" when given}.
+nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
+                             const std::optional<PeakFlops>& peak,
+                             const std::optional<Projection>& projection = std::nullopt);
+
+}  // namespace tb::capacity
