@@ -1,0 +1,326 @@
+#include "harness/core/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include "harness/core/error.hpp"
+
+namespace tb {
+
+namespace {
+
+bool has_timing(const ScenarioResult& s) {
+  return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
+}
+
+// Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
+nlohmann::json parity_key(const ScenarioParams& p) {
+  ScenarioParams q = p;
+  q.precision = Precision::fp32;
+  nlohmann::json k = scenario_key(q);
+  k["seed"] = p.seed;
+  k["learning_rate"] = p.learning_rate;
+  k["model_options"] = p.model_options;
+  k["dataset_options"] = p.dataset_options;
+  return k;
+}
+
+double tail_mean(const std::vector<double>& curve, std::size_t common) {
+  const std::size_t k = std::min<std::size_t>(5, common);
+  double sum = 0;
+  for (std::size_t i = common - k; i < common; ++i) sum += curve[i];
+  return sum / static_cast<double>(k);
+}
+
+// One name per GPU, from either manifest shape: [{name, ...}, ...] or {name, count}.
+std::vector<std::string> gpu_names(const nlohmann::json& env) {
+  std::vector<std::string> names;
+  if (!env.is_object() || !env.contains("gpu")) return names;
+  const auto& g = env["gpu"];
+  if (g.is_array()) {
+    for (const auto& e : g) {
+      if (e.is_string()) names.push_back(e.get<std::string>());
+      else if (e.is_object()) names.push_back(e.value("name", std::string()));
+    }
+  } else if (g.is_object()) {
+    const int count = g.value("count", 1);
+    for (int i = 0; i < count; ++i) names.push_back(g.value("name", std::string()));
+  } else if (g.is_string()) {
+    names.push_back(g.get<std::string>());
+  }
+  return names;
+}
+
+std::string json_string_at(const nlohmann::json& env, const nlohmann::json::json_pointer& ptr) {
+  if (!env.is_object() || !env.contains(ptr)) return "";
+  const auto& v = env.at(ptr);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ within one run
+
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline,
+                                       const ScenarioResult& candidate, int resamples,
+                                       std::uint64_t seed) {
+  if (!baseline.step_times_s.empty() && !candidate.step_times_s.empty())
+    return stats::bootstrap_ratio_of_medians(baseline.step_times_s, candidate.step_times_s,
+                                             resamples, 0.95, seed);
+  const Distribution& b = baseline.step_time_s;
+  const Distribution& c = candidate.step_time_s;
+  if (!(b.median > 0 && c.median > 0))
+    throw std::invalid_argument("step_time_speedup: scenario without step times");
+  stats::RatioInterval r;
+  r.ratio = b.median / c.median;
+  r.low = (b.ci_low > 0 && c.ci_high > 0) ? std::min(r.ratio, b.ci_low / c.ci_high) : r.ratio;
+  r.high = (b.ci_high > 0 && c.ci_low > 0) ? std::max(r.ratio, b.ci_high / c.ci_low) : r.ratio;
+  return r;
+}
+
+LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference) {
+  LossDrift d;
+  const std::size_t common = std::min(scenario.loss_curve.size(), reference.loss_curve.size());
+  double value = scenario.loss_end, ref = reference.loss_end;
+  if (common > 0) {
+    value = tail_mean(scenario.loss_curve, common);
+    ref = tail_mean(reference.loss_curve, common);
+    d.steps_compared = common;
+  }
+  if (!std::isfinite(value) || !std::isfinite(ref)) {
+    d.rel_drift = std::numeric_limits<double>::max();
+    return d;
+  }
+  d.rel_drift = std::abs(value - ref) / std::max(std::abs(ref), 1e-12);
+  return d;
+}
+
+void annotate_run(RunResult& run, const AnnotateOptions& options) {
+  const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
+  const ScenarioResult* baseline = find_scenario(run, baseline_id);
+  if (baseline && !has_timing(*baseline)) baseline = nullptr;
+
+  std::vector<stats::RatioInterval> speedups;
+  nlohmann::json summary = {{"ok", 0}, {"failed", 0}, {"skipped", 0}, {"oom", 0}, {"compared", 0}};
+  for (auto& s : run.scenarios) {
+    summary[to_string(s.status)] = summary[to_string(s.status)].get<int>() + 1;
+    if (!baseline || !has_timing(s)) continue;
+    if (&s == baseline) {
+      s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", 1.0}, {"ci_low", 1.0},
+                               {"ci_high", 1.0}, {"verdict", "baseline"}};
+      continue;
+    }
+    auto r = step_time_speedup(*baseline, s, options.resamples, options.seed);
+    // Per-sample time: a step of this scenario processes effective_batch samples.
+    const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
+                         static_cast<double>(std::max(1, baseline->params.effective_batch));
+    r = {r.ratio * scale, r.low * scale, r.high * scale};
+    speedups.push_back(r);
+    s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", r.ratio},
+                             {"ci_low", r.low}, {"ci_high", r.high},
+                             {"verdict", stats::to_string(stats::classify(r, options.same_threshold))}};
+  }
+
+  for (auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok || s.params.precision == Precision::fp32) continue;
+    const auto key = parity_key(s.params);
+    const ScenarioResult* ref = nullptr;
+    for (const auto& cand : run.scenarios)
+      if (cand.status == ScenarioStatus::ok && cand.params.precision == Precision::fp32 &&
+          parity_key(cand.params) == key) {
+        ref = &cand;
+        break;
+      }
+    if (!ref) continue;
+    const auto drift = loss_drift(s, *ref);
+    s.extra["loss_parity"] = {{"reference_id", ref->id},
+                              {"rel_drift", drift.rel_drift},
+                              {"tolerance", options.loss_tolerance},
+                              {"ok", drift.rel_drift <= options.loss_tolerance},
+                              {"steps_compared", drift.steps_compared}};
+  }
+
+  summary["compared"] = speedups.size();
+  if (!speedups.empty()) {
+    const auto g = stats::geometric_mean(speedups);
+    summary["geomean_speedup"] = g.ratio;
+    summary["geomean_ci_low"] = g.low;
+    summary["geomean_ci_high"] = g.high;
+  }
+  run.extra["summary"] = summary;
+}
+
+// ------------------------------------------------------------------ between two runs
+
+EnvironmentMismatch::EnvironmentMismatch(const std::vector<std::string>& differences)
+    : std::runtime_error("environments differ (different hardware): " + join(differences) +
+                         "; pass --allow-env-mismatch to compare anyway"),
+      differences_(differences) {}
+
+std::vector<std::string> environment_differences(const nlohmann::json& old_env,
+                                                 const nlohmann::json& new_env) {
+  std::vector<std::string> diffs;
+  for (const char* path : {"/cpu/model", "/device"}) {
+    const nlohmann::json::json_pointer ptr(path);
+    const auto a = json_string_at(old_env, ptr), b = json_string_at(new_env, ptr);
+    if (a != b) {
+      std::string field = std::string(path + 1);
+      std::replace(field.begin(), field.end(), '/', '.');
+      diffs.push_back(field + ": '" + a + "' vs '" + b + "'");
+    }
+  }
+  const auto ga = gpu_names(old_env), gb = gpu_names(new_env);
+  if (ga != gb) diffs.push_back("gpu: [" + join(ga) + "] vs [" + join(gb) + "]");
+  return diffs;
+}
+
+const NoiseFloor::Entry* NoiseFloor::find(const nlohmann::json& key) const {
+  for (const auto& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+void to_json(nlohmann::json& j, const NoiseFloor& n) {
+  j = {{"kind", "trainbench-noise-floor"}, {"version", 1}, {"scenarios", nlohmann::json::array()}};
+  for (const auto& e : n.entries)
+    j["scenarios"].push_back({{"id", e.id},
+                              {"key", e.key},
+                              {"abs_change_pct", e.abs_change_pct},
+                              {"interval_width_pct", e.interval_width_pct}});
+}
+
+NoiseFloor load_noise_floor(const std::string& path) {
+  std::ifstream in(path);
+  TB_CHECK_INPUT(in.good(), path, "", "cannot open noise-floor file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, "", std::string("malformed JSON: ") + e.what());
+  }
+  TB_CHECK_INPUT(j.is_object() && j.value("kind", "") == "trainbench-noise-floor", path, "kind",
+                 "not a trainbench noise-floor file (write one with `trainbench compare --aa`)");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
+                 "missing or not an array");
+  NoiseFloor n;
+  std::size_t i = 0;
+  for (const auto& s : j["scenarios"]) {
+    const std::string field = "scenarios[" + std::to_string(i++) + "]";
+    TB_CHECK_INPUT(s.is_object() && s.contains("key") && s["key"].is_object(), path, field + ".key",
+                   "missing or not an object");
+    TB_CHECK_INPUT(s.contains("abs_change_pct") && s["abs_change_pct"].is_number(), path,
+                   field + ".abs_change_pct", "missing or not a number");
+    n.entries.push_back({s.value("id", ""), s["key"], s["abs_change_pct"].get<double>(),
+                         s.value("interval_width_pct", 0.0)});
+  }
+  return n;
+}
+
+void save_noise_floor(const NoiseFloor& n, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p);
+  if (!out) throw std::runtime_error(path + ": cannot write noise-floor file");
+  out << nlohmann::json(n).dump(2) << '\n';
+}
+
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
+                           const CompareOptions& options) {
+  RunComparison out;
+  out.old_run_id = old_run.run_id;
+  out.new_run_id = new_run.run_id;
+  auto diffs = environment_differences(old_run.environment, new_run.environment);
+  if (!diffs.empty() && !options.allow_env_mismatch) throw EnvironmentMismatch(diffs);
+  out.environment_differences = std::move(diffs);
+
+  std::map<std::string, const ScenarioResult*> old_by_key;
+  for (const auto& s : old_run.scenarios) old_by_key.emplace(scenario_key(s.params).dump(), &s);
+
+  std::vector<stats::RatioInterval> speedups;
+  std::map<std::string, bool> matched_old;
+  for (const auto& s : new_run.scenarios) {
+    const auto key = scenario_key(s.params);
+    const auto it = old_by_key.find(key.dump());
+    if (it == old_by_key.end()) {
+      out.only_in_new.push_back(s.id);
+      continue;
+    }
+    matched_old[it->first] = true;
+    const ScenarioResult& o = *it->second;
+    ScenarioComparison c;
+    c.id = s.id;
+    c.key = key;
+    c.old_status = o.status;
+    c.new_status = s.status;
+    if (has_timing(o) && has_timing(s)) {
+      c.compared = true;
+      c.old_median_s = o.step_times_s.empty() ? o.step_time_s.median : stats::median(o.step_times_s);
+      c.new_median_s = s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
+      c.speedup = step_time_speedup(o, s, options.resamples, options.seed);
+      c.change_pct = (c.new_median_s / c.old_median_s - 1.0) * 100.0;
+      c.verdict = stats::classify(c.speedup, options.same_threshold);
+      speedups.push_back(c.speedup);
+      if (options.fail_on_regression_pct) {
+        c.gate_pct = *options.fail_on_regression_pct;
+        if (const auto* floor = options.noise.find(key))
+          c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
+        c.regression = c.speedup.high < 1.0 - c.gate_pct / 100.0;
+        out.regression = out.regression || c.regression;
+      }
+    }
+    out.scenarios.push_back(std::move(c));
+  }
+  for (const auto& s : old_run.scenarios)
+    if (!matched_old.count(scenario_key(s.params).dump())) out.only_in_old.push_back(s.id);
+  if (!speedups.empty()) out.geomean_speedup = stats::geometric_mean(speedups);
+  return out;
+}
+
+NoiseFloor make_noise_floor(const RunComparison& aa) {
+  NoiseFloor n;
+  for (const auto& c : aa.scenarios) {
+    if (!c.compared) continue;
+    n.entries.push_back({c.id, c.key, std::abs(c.change_pct),
+                         (c.speedup.high - c.speedup.low) * 100.0});
+  }
+  return n;
+}
+
+void to_json(nlohmann::json& j, const RunComparison& c) {
+  j = {{"old_run_id", c.old_run_id},       {"new_run_id", c.new_run_id},
+       {"only_in_old", c.only_in_old},     {"only_in_new", c.only_in_new},
+       {"environment_differences", c.environment_differences},
+       {"regression", c.regression},       {"scenarios", nlohmann::json::array()}};
+  for (const auto& s : c.scenarios) {
+    nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
+                        {"new_status", to_string(s.new_status)}, {"compared", s.compared}};
+    if (s.compared) {
+      e["old_median_s"] = s.old_median_s;
+      e["new_median_s"] = s.new_median_s;
+      e["speedup"] = s.speedup.ratio;
+      e["ci_low"] = s.speedup.low;
+      e["ci_high"] = s.speedup.high;
+      e["change_pct"] = s.change_pct;
+      e["verdict"] = stats::to_string(s.verdict);
+      e["regression"] = s.regression;
+      if (s.gate_pct > 0) e["gate_pct"] = s.gate_pct;
+    }
+    j["scenarios"].push_back(e);
+  }
+  if (c.geomean_speedup)
+    j["geomean_speedup"] = {{"ratio", c.geomean_speedup->ratio},
+                            {"ci_low", c.geomean_speedup->low},
+                            {"ci_high", c.geomean_speedup->high}};
+}
+
+}  // namespace tb

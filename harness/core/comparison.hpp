@@ -1,0 +1,135 @@
+// Comparisons of scenarios: within one run (speedup vs the baseline scenario, loss parity of
+// reduced precision vs fp32, a run summary) and between two runs (per-scenario change with an
+// interval, verdicts, environment check, CI regression gate, A/A noise floor).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/results.hpp"
+#include "harness/core/stats.hpp"
+
+namespace tb {
+
+// ------------------------------------------------------------------ within one run
+
+struct AnnotateOptions {
+  std::string baseline_id;      // overrides run.baseline_id when not empty
+  double same_threshold = 0.02;  // |speedup - 1| band treated as "same"
+  double loss_tolerance = 0.05;  // largest relative loss drift of tf32/amp vs fp32 that is "ok"
+  int resamples = 2000;
+  std::uint64_t seed = 1;
+};
+
+// Fills, for every ok scenario:
+//   extra["comparison"]  = {baseline_id, speedup, ci_low, ci_high, verdict}, speedup =
+//       baseline per-sample time / this per-sample time (per-sample = step time / effective
+//       batch, so scenarios with different batch sizes compare by throughput; with equal
+//       effective batches this is baseline_median / this_median). The baseline gets "baseline".
+//   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
+//       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
+//       reference; see loss_drift().
+// and run.extra["summary"] = {ok, failed, skipped, oom, compared, geomean_speedup,
+// geomean_ci_low, geomean_ci_high} (geomean fields only when some scenario was compared).
+// Without an ok baseline no "comparison" sections are written.
+void annotate_run(RunResult& run, const AnnotateOptions& options = {});
+
+// Speedup of `candidate` over `baseline` in step time (median(baseline) / median(candidate)),
+// bootstrapped from the step samples; falls back to the medians' intervals (conservative ratio
+// of interval ends) when a results file carries no samples.
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline,
+                                       const ScenarioResult& candidate, int resamples = 2000,
+                                       std::uint64_t seed = 1);
+
+// Relative drift of a loss curve from a reference trained with the same seed. Scenarios stop
+// after different step counts, so both curves are compared on their common prefix: the mean of
+// its last (up to 5) steps, |this - ref| / max(|ref|, 1e-12). Without curves, loss_end is used.
+// A non-finite loss gives the largest double.
+struct LossDrift {
+  double rel_drift = 0;
+  std::size_t steps_compared = 0;
+};
+LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference);
+
+// ------------------------------------------------------------------ between two runs
+
+// Raised by compare_runs when the two runs were measured on different hardware.
+class EnvironmentMismatch : public std::runtime_error {
+ public:
+  explicit EnvironmentMismatch(const std::vector<std::string>& differences);
+  const std::vector<std::string>& differences() const noexcept { return differences_; }
+
+ private:
+  std::vector<std::string> differences_;
+};
+
+// Hardware differences between two environment manifests, e.g. "cpu.model: 'A' vs 'B'":
+// cpu.model, device, gpu names and count (gpu may be an array of {name} or one {name, count}).
+// Missing keys count as empty. An empty result means comparable.
+std::vector<std::string> environment_differences(const nlohmann::json& old_env,
+                                                 const nlohmann::json& new_env);
+
+// Per-scenario A/A noise floors, keyed by scenario_key; see make_noise_floor().
+struct NoiseFloor {
+  struct Entry {
+    std::string id;
+    nlohmann::json key;
+    double abs_change_pct = 0;      // |observed change| of the A/A pair, percent
+    double interval_width_pct = 0;  // (high - low) of the A/A speedup interval, percent
+  };
+  std::vector<Entry> entries;
+
+  const Entry* find(const nlohmann::json& key) const;
+};
+void to_json(nlohmann::json& j, const NoiseFloor& n);
+NoiseFloor load_noise_floor(const std::string& path);  // InputError naming the file and field
+void save_noise_floor(const NoiseFloor& n, const std::string& path);
+
+struct CompareOptions {
+  double same_threshold = 0.02;
+  int resamples = 2000;
+  std::uint64_t seed = 1;
+  bool allow_env_mismatch = false;
+  // CI gate: a scenario regresses when even the optimistic end of its old/new speedup interval
+  // is below 1 - pct/100, where pct = max(fail_on_regression_pct, its A/A abs_change_pct).
+  std::optional<double> fail_on_regression_pct;
+  NoiseFloor noise;
+};
+
+struct ScenarioComparison {
+  std::string id;
+  nlohmann::json key;
+  ScenarioStatus old_status = ScenarioStatus::ok, new_status = ScenarioStatus::ok;
+  bool compared = false;  // both ok with timings; otherwise the fields below are unset
+  double old_median_s = 0, new_median_s = 0;
+  stats::RatioInterval speedup;  // old / new: > 1 means the new run is faster
+  double change_pct = 0;         // (new / old - 1) * 100: > 0 means the new run is slower
+  stats::Verdict verdict = stats::Verdict::noisy;
+  double gate_pct = 0;      // threshold used by the gate (0 when no gate)
+  bool regression = false;  // fails the gate
+};
+
+struct RunComparison {
+  std::string old_run_id, new_run_id;
+  std::vector<ScenarioComparison> scenarios;  // in the new run's order
+  std::vector<std::string> only_in_old, only_in_new;  // scenario ids
+  std::vector<std::string> environment_differences;  // non-empty only with allow_env_mismatch
+  std::optional<stats::RatioInterval> geomean_speedup;  // over compared scenarios
+  bool regression = false;  // some scenario fails the gate
+};
+
+// Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
+// differs, unless options.allow_env_mismatch.
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
+                           const CompareOptions& options = {});
+
+// The noise floor measured by an A/A comparison (the same build measured twice).
+NoiseFloor make_noise_floor(const RunComparison& aa);
+
+void to_json(nlohmann::json& j, const RunComparison& c);
+
+}  // namespace tb

@@ -1,0 +1,160 @@
+// trainbench history: recorded runs, or one scenario's trend with an ASCII sparkline.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "harness/core/commands.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/history.hpp"
+
+namespace tb {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: trainbench history [--db PATH] [--scenario ID] [--limit N]
+       trainbench history [--db PATH] --record RESULTS
+
+Lists the runs recorded in the history database (newest first), or with --scenario the median
+step time of one scenario across runs (oldest first) with a sparkline.
+
+options:
+  --db PATH          history database (default results/history.sqlite)
+  --scenario ID      trend of one scenario, e.g. mlp/fp32/w0/a1/b64
+  --limit N          at most N runs (the newest)
+  --record RESULTS   store a results directory or results.json file in the history
+  -h, --help         this text
+
+exit codes: 0 success, 2 usage or input error
+)";
+
+// Lower step time is better, so the sparkline goes up when runs get slower.
+std::string sparkline(const std::vector<TrendPoint>& points) {
+  static const std::string levels = "_.-:=+*#";
+  double lo = 0, hi = 0;
+  bool first = true;
+  for (const auto& p : points) {
+    if (p.status != "ok" || p.median_s <= 0) continue;
+    lo = first ? p.median_s : std::min(lo, p.median_s);
+    hi = first ? p.median_s : std::max(hi, p.median_s);
+    first = false;
+  }
+  std::string out;
+  for (const auto& p : points) {
+    if (p.status != "ok" || p.median_s <= 0) {
+      out += 'x';
+      continue;
+    }
+    const double t = hi > lo ? (p.median_s - lo) / (hi - lo) : 0.5;
+    out += levels[static_cast<std::size_t>(std::min(t * levels.size(), levels.size() - 1.0))];
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string short_rev(const std::string& rev) { return rev.substr(0, std::min<std::size_t>(10, rev.size())); }
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+void print_runs(const History& h, int limit, std::ostream& out) {
+  const auto runs = h.runs(limit);
+  if (runs.empty()) {
+    out << "no runs recorded in " << h.path() << '\n';
+    return;
+  }
+  std::size_t id_width = 6;
+  for (const auto& r : runs) id_width = std::max(id_width, r.run_id.size());
+  out << pad("run_id", id_width) << "  " << pad("started_at", 20) << "  " << pad("git", 10)
+      << "  " << pad("ok/all", 7) << "  matrix\n";
+  for (const auto& r : runs)
+    out << pad(r.run_id, id_width) << "  " << pad(r.started_at, 20) << "  "
+        << pad(short_rev(r.git_revision), 10) << "  "
+        << pad(std::to_string(r.ok) + "/" + std::to_string(r.scenarios), 7) << "  " << r.matrix
+        << '\n';
+}
+
+void print_trend(const History& h, const std::string& scenario, int limit, std::ostream& out) {
+  const auto points = h.trend(scenario, limit);
+  TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
+                 "no recorded results for scenario '", scenario, "'");
+  std::size_t id_width = 6;
+  for (const auto& p : points) id_width = std::max(id_width, p.run_id.size());
+  out << "scenario " << scenario << "\n\n"
+      << pad("run_id", id_width) << "  " << pad("started_at", 20) << "  " << pad("git", 10)
+      << "  " << pad("median ms", 22) << "  samples/s\n";
+  for (const auto& p : points) {
+    out << pad(p.run_id, id_width) << "  " << pad(p.started_at, 20) << "  "
+        << pad(short_rev(p.git_revision), 10) << "  ";
+    if (p.status != "ok") {
+      out << p.status << '\n';
+      continue;
+    }
+    out << pad(fmt("%.3f", p.median_s * 1e3) + " [" + fmt("%.3f", p.ci_low * 1e3) + ", " +
+                   fmt("%.3f", p.ci_high * 1e3) + "]",
+               22)
+        << "  " << fmt("%.1f", p.samples_per_s) << '\n';
+  }
+  out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
+      << '\n';
+}
+
+}  // namespace
+
+int cmd_history(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  try {
+    std::string db = History::kDefaultPath, scenario, record;
+    int limit = 0;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+      const std::string& arg = argv[i];
+      auto value = [&]() -> const std::string& {
+        TB_CHECK_INPUT(i + 1 < argv.size(), "command line", arg, "missing value");
+        return argv[++i];
+      };
+      if (arg == "-h" || arg == "--help") {
+        out << kUsage;
+        return 0;
+      } else if (arg == "--db") {
+        db = value();
+      } else if (arg == "--scenario") {
+        scenario = value();
+      } else if (arg == "--record") {
+        record = value();
+      } else if (arg == "--limit") {
+        const std::string& v = value();
+        try {
+          limit = std::stoi(v);
+        } catch (const std::exception&) {
+          limit = -1;
+        }
+        TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", v, "'");
+      } else {
+        throw InputError("command line", arg, "unknown argument; see --help");
+      }
+    }
+    if (record.empty())
+      TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+    History history(db);
+    if (!record.empty()) {
+      const RunResult run = load_results(record);
+      history.record(run, record);
+      out << "recorded run " << run.run_id << " in " << db << '\n';
+    } else if (!scenario.empty()) {
+      print_trend(history, scenario, limit, out);
+    } else {
+      print_runs(history, limit, out);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    err << "trainbench history: " << e.what() << '\n';
+    return 2;
+  }
+}
+
+}  // namespace tb

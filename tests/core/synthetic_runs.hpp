@@ -1,0 +1,86 @@
+// Deterministic synthetic results for the statistics, comparison and history tests: step
+// times with a chosen median and relative noise, without std::*_distribution (whose output
+// differs between standard libraries), so golden outputs are portable.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/results.hpp"
+#include "harness/core/stats.hpp"
+
+namespace tb::testing {
+
+// n samples uniformly spread in median * [1 - rel_noise, 1 + rel_noise], shuffled by an LCG.
+inline std::vector<double> jittered(double median, double rel_noise, int n, std::uint64_t seed) {
+  std::vector<double> v;
+  std::uint64_t state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
+    v.push_back(median * (1.0 + rel_noise * (2.0 * u - 1.0)));
+  }
+  return v;
+}
+
+inline ScenarioResult make_scenario(const std::string& model, Precision precision, int batch,
+                                    const std::vector<double>& step_times,
+                                    std::vector<double> loss_curve = {}) {
+  ScenarioResult s;
+  s.params.model = model;
+  s.params.precision = precision;
+  s.params.batch = batch;
+  s.params.effective_batch = batch;
+  s.id = scenario_id(s.params);
+  s.step_times_s = step_times;
+  s.step_time_s = stats::summarize(step_times);
+  s.measured_steps = static_cast<int>(step_times.size());
+  s.samples_per_s = batch / s.step_time_s.median;
+  s.loss_curve = std::move(loss_curve);
+  if (!s.loss_curve.empty()) {
+    s.loss_start = s.loss_curve.front();
+    s.loss_end = s.loss_curve.back();
+  }
+  return s;
+}
+
+inline ScenarioResult failed_scenario(const std::string& model, Precision precision, int batch,
+                                      ScenarioStatus status, const std::string& message) {
+  ScenarioResult s;
+  s.params.model = model;
+  s.params.precision = precision;
+  s.params.batch = batch;
+  s.params.effective_batch = batch;
+  s.id = scenario_id(s.params);
+  s.status = status;
+  s.message = message;
+  return s;
+}
+
+inline RunResult make_run(const std::string& run_id, std::vector<ScenarioResult> scenarios,
+                          const std::string& cpu_model = "Test CPU 9000",
+                          const std::string& started_at = "2026-01-01T00:00:00Z",
+                          const std::string& git_revision = "0123456789abcdef") {
+  RunResult r;
+  r.run_id = run_id;
+  r.matrix_name = "synthetic";
+  r.environment = {{"cpu", {{"model", cpu_model}}},
+                   {"device", "cpu"},
+                   {"gpu", nlohmann::json::array()},
+                   {"started_at", started_at},
+                   {"git_revision", git_revision},
+                   {"command_line", {"trainbench", "run", "synthetic.yaml"}}};
+  r.scenarios = std::move(scenarios);
+  if (!r.scenarios.empty()) r.baseline_id = r.scenarios.front().id;
+  return r;
+}
+
+// A loss curve decaying from 2.0 towards `floor`, one value per step.
+inline std::vector<double> loss_curve(int steps, double floor) {
+  std::vector<double> v;
+  for (int i = 0; i < steps; ++i) v.push_back(floor + (2.0 - floor) * std::exp(-0.2 * i));
+  return v;
+}
+
+}  // namespace tb::testing
