@@ -1,0 +1,184 @@
+// trainbench compare end to end on synthetic results files: exit codes of the CI gate, the A/A
+// noise floor, --against via the history database and the table (golden file).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/commands.hpp"
+#include "harness/core/comparison.hpp"
+#include "harness/core/history.hpp"
+#include "tests/core/synthetic_runs.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tb;
+using tb::testing::jittered;
+using tb::testing::make_run;
+using tb::testing::make_scenario;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Two scenarios; `slowdown` multiplies the mlp b32 step time.
+RunResult two_scenario_run(const std::string& id, double slowdown, std::uint64_t seed,
+                           const std::string& cpu = "Test CPU 9000",
+                           const std::string& started_at = "2026-01-01T00:00:00Z") {
+  return make_run(id,
+                  {make_scenario("mlp", Precision::fp32, 32, jittered(0.010 * slowdown, 0.01, 40, seed)),
+                   make_scenario("cnn", Precision::fp32, 64, jittered(0.025, 0.01, 40, seed + 100))},
+                  cpu, started_at);
+}
+
+class CompareCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tb_test_compare_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const RunResult& run) {
+    const auto dir = dir_ / name;
+    save_results(run, (dir / "results.json").string());
+    return dir.string();
+  }
+
+  int compare(std::vector<std::string> args) {
+    out_.str("");
+    err_.str("");
+    return cmd_compare(args, out_, err_);
+  }
+
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(CompareCommand, AaPairPassesTheGateAndWritesTheNoiseFloor) {
+  const auto a = write("a", two_scenario_run("a", 1.0, 1));
+  const auto b = write("b", two_scenario_run("b", 1.0, 2));
+  EXPECT_EQ(compare({"--aa", "--fail-on-regression", "3", a, b}), 0) << err_.str();
+  const auto floor_path = fs::path(b) / "noise-floor.json";
+  ASSERT_TRUE(fs::exists(floor_path)) << out_.str();
+  const auto floor = load_noise_floor(floor_path.string());
+  ASSERT_EQ(floor.entries.size(), 2u);
+  for (const auto& e : floor.entries) EXPECT_LT(e.abs_change_pct, 2.0) << e.id;
+
+  const auto custom = (dir_ / "floors" / "aa.json").string();
+  EXPECT_EQ(compare({"--aa", "--noise-out", custom, a, b}), 0);
+  EXPECT_TRUE(fs::exists(custom));
+}
+
+TEST_F(CompareCommand, PlantedSlowdownFailsTheGate) {
+  const auto old_dir = write("old", two_scenario_run("old", 1.0, 1));
+  const auto new_dir = write("new", two_scenario_run("new", 1.10, 2));
+  EXPECT_EQ(compare({old_dir, new_dir}), 0) << "no gate requested";
+  EXPECT_NE(out_.str().find("slower"), std::string::npos);
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, new_dir}), 1) << err_.str();
+  EXPECT_NE(out_.str().find("REGRESSION (> 5.0%)"), std::string::npos) << out_.str();
+  EXPECT_EQ(compare({"--fail-on-regression", "15", old_dir, new_dir}), 0);
+
+  // An A/A floor of 12% for the slowed scenario absorbs the 10% change.
+  NoiseFloor floor;
+  floor.entries.push_back({"mlp/fp32/w0/a1/b32",
+                           scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 12.0, 2.0});
+  const auto floor_path = (dir_ / "floor.json").string();
+  save_noise_floor(floor, floor_path);
+  EXPECT_EQ(compare({"--fail-on-regression", "5", "--noise", floor_path, old_dir, new_dir}), 0);
+}
+
+TEST_F(CompareCommand, DifferentHardwareIsRefusedWithExitCode3) {
+  const auto old_dir = write("old", two_scenario_run("old", 1.0, 1));
+  const auto new_dir = write("new", two_scenario_run("new", 1.0, 2, "Other CPU"));
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, new_dir}), 3);
+  EXPECT_NE(err_.str().find("cpu.model"), std::string::npos) << err_.str();
+  EXPECT_EQ(compare({"--allow-env-mismatch", old_dir, new_dir}), 0);
+  EXPECT_NE(err_.str().find("warning"), std::string::npos);
+}
+
+TEST_F(CompareCommand, BadInputIsExitCode2) {
+  const auto good = write("good", two_scenario_run("good", 1.0, 1));
+  std::ofstream(dir_ / "bad.json") << "{ not json";
+  EXPECT_EQ(compare({good, (dir_ / "bad.json").string()}), 2);
+  EXPECT_NE(err_.str().find("bad.json"), std::string::npos) << err_.str();
+  EXPECT_EQ(compare({good, (dir_ / "missing").string()}), 2);
+  EXPECT_EQ(compare({good}), 2);
+  EXPECT_EQ(compare({"--fail-on-regression", "lots", good, good}), 2);
+  EXPECT_NE(err_.str().find("--fail-on-regression"), std::string::npos);
+  EXPECT_EQ(compare({"--frobnicate", good, good}), 2);
+  EXPECT_EQ(compare({"--noise", (dir_ / "bad.json").string(), good, good}), 2);
+  EXPECT_EQ(compare({"--against", "last", "--db", (dir_ / "none.sqlite").string()}), 2);
+}
+
+TEST_F(CompareCommand, HelpDocumentsExitCodes) {
+  EXPECT_EQ(compare({"--help"}), 0);
+  for (const char* text : {"0  no regression", "1  regression", "2  usage or input error",
+                           "3  environments differ"})
+    EXPECT_NE(out_.str().find(text), std::string::npos) << text;
+}
+
+TEST_F(CompareCommand, AgainstRunsInTheHistory) {
+  const auto db = (dir_ / "history.sqlite").string();
+  {
+    History h(db);
+    h.record(two_scenario_run("r1", 1.0, 1, "Test CPU 9000", "2026-01-01T00:00:00Z"), "gone/r1");
+    auto r2 = two_scenario_run("r2", 1.10, 2, "Test CPU 9000", "2026-01-02T00:00:00Z");
+    r2.environment["git_revision"] = "feedbeef00";
+    h.record(r2, "gone/r2");
+  }
+  // NEW defaults to the newest run (r2), "last" to the one before it (r1).
+  EXPECT_EQ(compare({"--db", db, "--against", "last", "--fail-on-regression", "5"}), 1) << err_.str();
+  EXPECT_NE(out_.str().find("old: r1\nnew: r2"), std::string::npos) << out_.str();
+
+  // A NEW results file not in the history: "last" is the newest recorded run.
+  const auto fresh = write("fresh", two_scenario_run("r3", 1.10, 3, "Test CPU 9000", "2026-01-03T00:00:00Z"));
+  EXPECT_EQ(compare({"--db", db, "--against", "last", "--fail-on-regression", "5", fresh}), 0);
+  EXPECT_NE(out_.str().find("old: r2\nnew: r3"), std::string::npos) << out_.str();
+  EXPECT_EQ(compare({"--db", db, "--against", "r1", "--fail-on-regression", "5", fresh}), 1);
+  EXPECT_EQ(compare({"--db", db, "--against", "feedbeef", fresh}), 0);
+  EXPECT_NE(out_.str().find("old: r2"), std::string::npos);
+  EXPECT_EQ(compare({"--db", db, "--against", "nosuchrun", fresh}), 2);
+  EXPECT_NE(err_.str().find("nosuchrun"), std::string::npos);
+}
+
+TEST_F(CompareCommand, TableAndJsonMatchGolden) {
+  auto old_run = two_scenario_run("old", 1.0, 1);
+  auto new_run = two_scenario_run("new", 1.10, 2);
+  old_run.scenarios.push_back(make_scenario("gpt", Precision::fp32, 8, jittered(0.05, 0.01, 20, 7)));
+  new_run.scenarios.push_back(tb::testing::failed_scenario("vit", Precision::amp_bf16, 16,
+                                                           ScenarioStatus::skipped, "needs a GPU"));
+  new_run.scenarios[1] = tb::testing::failed_scenario("cnn", Precision::fp32, 64,
+                                                      ScenarioStatus::oom, "out of memory");
+  new_run.scenarios.push_back(make_scenario("mlp", Precision::fp32, 128, jittered(0.02, 0.3, 6, 9)));
+  old_run.scenarios.push_back(make_scenario("mlp", Precision::fp32, 128, jittered(0.02, 0.3, 6, 8)));
+  const auto old_dir = write("old", old_run);
+  const auto new_dir = write("new", new_run);
+  const auto json_path = (dir_ / "cmp.json").string();
+  ASSERT_EQ(compare({"--fail-on-regression", "5", "--json", json_path, old_dir, new_dir}), 1) << err_.str();
+
+  std::string table = out_.str();
+  // Paths of the temporary directory are not part of the table; run ids are.
+  const fs::path golden = fs::path(TB_SOURCE_DIR) / "tests/golden/compare_table.txt";
+  if (std::getenv("TB_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << table;
+    GTEST_SKIP() << "golden file updated: " << golden;
+  }
+  EXPECT_EQ(table, read_file(golden)) << "regenerate with TB_UPDATE_GOLDEN=1";
+
+  const auto j = nlohmann::json::parse(read_file(json_path));
+  EXPECT_TRUE(j.at("regression").get<bool>());
+  EXPECT_EQ(j.at("scenarios").size(), 3u);
+  EXPECT_EQ(j.at("only_in_old"), nlohmann::json::array({"gpt/fp32/w0/a1/b8"}));
+  EXPECT_EQ(j.at("only_in_new"), nlohmann::json::array({"vit/amp_bf16/w0/a1/b16"}));
+}
+
+}  // namespace
