@@ -46,7 +46,8 @@ std::string sparkline(const std::vector<TrendPoint>& points) {
       continue;
     }
     const double t = hi > lo ? (p.median_s - lo) / (hi - lo) : 0.5;
-    out += levels[static_cast<std::size_t>(std::min(t * levels.size(), levels.size() - 1.0))];
+    const auto top = static_cast<double>(levels.size() - 1);
+    out += levels[static_cast<std::size_t>(std::min(t * (top + 1), top))];
   }
   return out;
 }

@@ -42,9 +42,9 @@ double median_in_place(std::vector<double>& v) {
   return (lower + upper) / 2.0;
 }
 
-// Uniform index in [0, n) from a 64-bit draw (multiply-shift; bias is below 2^-32 for our n).
+// Uniform index in [0, n) from a 64-bit draw; the modulo bias (< n / 2^64) is negligible.
 std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
-  return static_cast<std::size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
+  return static_cast<std::size_t>(rng() % n);
 }
 
 void resample_into(std::span<const double> src, std::vector<double>& dst, std::mt19937_64& rng) {
