@@ -108,8 +108,7 @@ class Reader {
     if (!j.is_number()) fail(field, "must be a number, got " + j.dump());
     const double v = j.get<double>();
     if (strictly ? !(v > min_value) : !(v >= min_value))
-      fail(field, std::string("must be ") + (strictly ? "> " : ">= ") + json(min_value).dump() +
-                      ", got " + j.dump());
+      fail(field, detail::concat("must be ", strictly ? "> " : ">= ", min_value, ", got ", j.dump()));
     return v;
   }
 
@@ -258,10 +257,11 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
   p.dataset_options = j;
   if (!j.contains("path")) return;
   const std::string path = r.string(j["path"], "dataset_options.path");
-  const bool create = j.contains("create") && r.boolean(j["create"], "dataset_options.create");
+  // Datasets that can generate their files (images) do so unless create is false.
+  const bool create = !j.contains("create") || r.boolean(j["create"], "dataset_options.create");
   if (!create && !std::filesystem::exists(path))
     r.fail("dataset_options.path",
-           "'" + path + "' does not exist (set dataset_options.create to true to generate it)");
+           "'" + path + "' does not exist and dataset_options.create is false");
 }
 
 bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const json& selector) {

@@ -1,0 +1,400 @@
+// Matrix files: expansion order and counts, exclusions, effective-batch math, baseline choice,
+// --set overrides, the `list` table (golden), the shipped matrices, and every bad input.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/error.hpp"
+#include "harness/core/matrix.hpp"
+#include "harness/core/matrix_listing.hpp"
+
+namespace tb {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSource = TB_SOURCE_DIR;
+
+MatrixParseOptions full_catalog(bool cuda = false) {
+  MatrixParseOptions o;
+  o.known_models = {"mlp", "resnet", "transformer"};
+  o.known_datasets = {"synthetic", "images", "tokens"};
+  o.cuda_available = cuda;
+  return o;
+}
+
+MatrixSpec parse(const json& j, const MatrixParseOptions& o = full_catalog()) {
+  return parse_matrix(j, "inline.json", o);
+}
+
+std::vector<std::string> ids(const std::vector<ScenarioParams>& scenarios) {
+  std::vector<std::string> out;
+  for (const auto& s : scenarios) out.push_back(scenario_id(s));
+  return out;
+}
+
+// Relative to the source tree, so messages and listings do not depend on the checkout path.
+MatrixSpec load_repo_matrix(const std::string& relative, const MatrixParseOptions& o = full_catalog()) {
+  return parse_matrix(read_matrix_json(kSource + "/" + relative), relative, o);
+}
+
+TEST(MatrixExpand, CartesianProductInDocumentedOrder) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes",
+                            {{"model", {"mlp", "transformer"}},
+                             {"precision", {"fp32", "amp_bf16"}},
+                             {"workers", {0, 2}},
+                             {"accumulation", {1, 4}},
+                             {"batch", {16, 32}}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 32u);
+  // batch varies fastest, then accumulation, workers, precision, model.
+  EXPECT_EQ(scenario_id(scenarios[0]), "mlp/fp32/w0/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[1]), "mlp/fp32/w0/a1/b32");
+  EXPECT_EQ(scenario_id(scenarios[2]), "mlp/fp32/w0/a4/b16");
+  EXPECT_EQ(scenario_id(scenarios[4]), "mlp/fp32/w2/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[8]), "mlp/amp_bf16/w0/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[16]), "transformer/fp32/w0/a1/b16");
+  EXPECT_EQ(scenarios[3].effective_batch, 128);
+  EXPECT_EQ(scenarios[3].batch, 32);
+}
+
+TEST(MatrixExpand, DefaultsAndScalarAxes) {
+  const auto spec = parse({{"name", "m"}, {"model", "resnet"}, {"axes", {{"workers", 2}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 1u);
+  EXPECT_EQ(scenarios[0].model, "resnet");
+  EXPECT_EQ(scenarios[0].precision, Precision::fp32);
+  EXPECT_EQ(scenarios[0].workers, 2);
+  EXPECT_EQ(scenarios[0].accumulation, 1);
+  EXPECT_EQ(scenarios[0].batch, 32);
+  EXPECT_EQ(scenarios[0].device, "cpu");
+  EXPECT_EQ(spec.device_request, "auto");
+}
+
+TEST(MatrixExpand, PassesThroughNonAxisFields) {
+  const auto spec = parse({{"name", "m"},
+                           {"dataset", "tokens"},
+                           {"dataset_options", {{"samples", 128}}},
+                           {"model_options", {{"hidden", 64}}},
+                           {"optimizer", {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}}},
+                           {"seed", 7},
+                           {"steps", {{"warmup", 1}, {"min", 2}, {"max", 3}, {"target_rel_ci", 0.1}, {"time_budget_s", 1.5}}},
+                           {"profile", {{"enabled", true}, {"window", 2}, {"kineto", true}}},
+                           {"test_delay_ms", 2.5}});
+  const auto p = expand(spec).at(0);
+  EXPECT_EQ(p.dataset, "tokens");
+  EXPECT_EQ(p.dataset_options["samples"], 128);
+  EXPECT_EQ(p.model_options["hidden"], 64);
+  EXPECT_EQ(p.optimizer, "sgd");
+  EXPECT_DOUBLE_EQ(p.learning_rate, 0.05);
+  EXPECT_DOUBLE_EQ(p.momentum, 0.9);
+  EXPECT_EQ(p.seed, 7u);
+  EXPECT_EQ(p.stopping.warmup_steps, 1);
+  EXPECT_EQ(p.stopping.min_steps, 2);
+  EXPECT_EQ(p.stopping.max_steps, 3);
+  EXPECT_DOUBLE_EQ(p.stopping.target_rel_ci, 0.1);
+  EXPECT_DOUBLE_EQ(p.stopping.time_budget_s, 1.5);
+  EXPECT_TRUE(p.profile.enabled);
+  EXPECT_EQ(p.profile.window, 2);
+  EXPECT_TRUE(p.profile.kineto);
+  EXPECT_TRUE(p.profile.host_trace);  // default kept
+  EXPECT_DOUBLE_EQ(p.test_delay_ms, 2.5);
+}
+
+TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
+  EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "sgd"}}))[0].learning_rate, 0.01);
+  EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "adam"}}))[0].learning_rate, 1e-3);
+}
+
+TEST(MatrixExpand, DeviceAutoResolvesFromAvailability) {
+  const json j = {{"name", "m"}, {"device", "auto"}};
+  EXPECT_EQ(expand(parse(j, full_catalog(false)))[0].device, "cpu");
+  EXPECT_EQ(expand(parse(j, full_catalog(true)))[0].device, "cuda");
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cuda"}}, full_catalog(true)))[0].device, "cuda");
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cpu"}}, full_catalog(true)))[0].device, "cpu");
+}
+
+TEST(MatrixExpand, ExclusionsDropMatchingCombos) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes", {{"precision", {"fp32", "amp_fp16"}}, {"workers", {0, 2, 4}}}},
+                           {"exclude", {{{"precision", "amp_fp16"}, {"workers", 4}},
+                                        {{"workers", {2}}, {"precision", {"fp32"}}}}}});
+  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w4/a1/b32",
+                                                         "mlp/amp_fp16/w0/a1/b32",
+                                                         "mlp/amp_fp16/w2/a1/b32"}));
+}
+
+TEST(MatrixExpand, HoldEffectiveBatchDividesByAccumulation) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 2, 4}}, {"batch", {64, 128}}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 6u);
+  for (const auto& s : scenarios) EXPECT_EQ(s.batch * s.accumulation, s.effective_batch);
+  EXPECT_EQ(scenarios[4].accumulation, 4);
+  EXPECT_EQ(scenarios[4].effective_batch, 64);
+  EXPECT_EQ(scenarios[4].batch, 16);
+  EXPECT_EQ(scenarios[5].batch, 32);
+}
+
+TEST(MatrixExpand, IndivisibleComboIsFineWhenExcluded) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 3}}, {"batch", {64, 96}}}},
+                           {"exclude", {{{"accumulation", 3}, {"batch", 64}}}}});
+  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b64", "mlp/fp32/w0/a1/b96",
+                                                         "mlp/fp32/w0/a3/b32"}));
+}
+
+TEST(MatrixExpand, BatchMaxMeansCapacitySearch) {
+  const auto spec = parse({{"name", "m"}, {"axes", {{"batch", "max"}, {"precision", {"fp32", "amp_bf16"}}}}});
+  EXPECT_TRUE(spec.batch_search);
+  EXPECT_TRUE(spec.batch.empty());
+  EXPECT_EQ(expand(spec).size(), 2u);  // one placeholder batch per remaining combo
+
+  const auto via_capacity = parse({{"name", "m"}, {"capacity", {{"batch", "max"}, {"target_samples", 1e6}}}});
+  EXPECT_TRUE(via_capacity.batch_search);
+  EXPECT_EQ(via_capacity.capacity["target_samples"], 1e6);
+}
+
+TEST(MatrixBaseline, DefaultIsFp32NoWorkersNoAccumulationFirstBatch) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes", {{"precision", {"amp_bf16", "fp32"}}, {"workers", {2, 0}}, {"batch", {64, 32}}}}});
+  const auto scenarios = expand(spec);
+  const auto choice = choose_baseline(spec, scenarios);
+  EXPECT_TRUE(choice.matched);
+  EXPECT_EQ(scenario_id(scenarios[choice.index]), "mlp/fp32/w0/a1/b64");
+  EXPECT_EQ(find_baseline(spec, scenarios), choice.index);
+}
+
+TEST(MatrixBaseline, ExplicitBaselineAndHoldEffectiveBatch) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 4}}, {"batch", {64}}, {"workers", {0, 2}}}},
+                           {"baseline", {{"workers", 2}, {"accumulation", 4}, {"batch", 64}}}});
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "mlp/fp32/w2/a4/b16");
+}
+
+TEST(MatrixBaseline, NoMatchFallsBackToFirstScenario) {
+  const auto spec = parse({{"name", "m"}, {"axes", {{"workers", {2, 4}}}}});
+  const auto scenarios = expand(spec);
+  const auto choice = choose_baseline(spec, scenarios);
+  EXPECT_FALSE(choice.matched);
+  EXPECT_EQ(choice.index, 0u);
+  EXPECT_NE(format_scenario_list(spec, scenarios).find("no scenario matches"), std::string::npos);
+}
+
+TEST(MatrixOverrides, SetValuesBeforeParsing) {
+  json j = {{"name", "m"}, {"steps", {{"max", 100}}}, {"axes", {{"workers", {0}}}}};
+  j = apply_set_overrides(j, {"steps.max=20", "axes.workers=[0,2]", "device=cpu",
+                              "profile.enabled=true", "axes.batch.0=8"});
+  EXPECT_EQ(j["steps"]["max"], 20);
+  EXPECT_EQ(j["axes"]["workers"], json({0, 2}));
+  EXPECT_EQ(j["device"], "cpu");  // bare words are strings
+  EXPECT_EQ(j["profile"]["enabled"], true);
+  const auto spec = parse(j);
+  EXPECT_EQ(spec.defaults.stopping.max_steps, 20);
+  EXPECT_EQ(spec.workers, (std::vector<int>{0, 2}));
+  EXPECT_EQ(spec.batch, (std::vector<int>{8}));
+}
+
+TEST(MatrixOverrides, MalformedOverridesNameTheKey) {
+  const json j = {{"name", "m"}, {"seed", 1}};
+  try {
+    apply_set_overrides(j, {"steps.max"});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--set");
+    EXPECT_EQ(e.field(), "steps.max");
+  }
+  try {
+    apply_set_overrides(j, {"seed.value=3"});  // seed is a number, not an object
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--set");
+    EXPECT_EQ(e.field(), "seed.value");
+  }
+  EXPECT_THROW(apply_set_overrides(j, {"steps..max=3"}), InputError);
+}
+
+TEST(MatrixOverrides, LoadMatrixAppliesOverrides) {
+  const auto spec = load_matrix(kSource + "/scenarios/quick.json", full_catalog(), {"axes.workers=0"});
+  EXPECT_EQ(expand(spec).size(), 4u);
+}
+
+TEST(MatrixCatalog, EmptyCatalogSkipsNameValidation) {
+  const auto spec = parse({{"name", "m"}, {"model", "my_custom_net"}, {"dataset", "my_data"}},
+                          MatrixParseOptions{});
+  EXPECT_EQ(expand(spec)[0].model, "my_custom_net");
+  EXPECT_EQ(expand(spec)[0].dataset, "my_data");
+}
+
+TEST(MatrixFiles, QuickMatrixParses) {
+  const auto spec = load_repo_matrix("scenarios/quick.json");
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(spec.name, "quick");
+  EXPECT_EQ(scenarios.size(), 8u);
+  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "mlp@synthetic/fp32/w0/a1/b64");
+  for (const auto& s : scenarios) EXPECT_LE(s.stopping.max_steps, 20);
+}
+
+TEST(MatrixFiles, SeedMatrixParses) {
+  const auto spec = load_repo_matrix("scenarios/seed.json");
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(spec.name, "seed");
+  EXPECT_FALSE(spec.description.empty());
+  EXPECT_EQ(scenarios.size(), 12u);
+  for (const auto& s : scenarios) {
+    EXPECT_EQ(s.model, "resnet");
+    EXPECT_EQ(s.dataset, "images");
+    EXPECT_EQ(s.effective_batch, 64);  // hold_effective_batch: accumulation 4 -> micro-batch 16
+    EXPECT_EQ(s.batch * s.accumulation, 64);
+    EXPECT_TRUE(s.profile.enabled);
+    EXPECT_TRUE(s.profile.kineto);
+    EXPECT_EQ(s.profile.window, 3);
+  }
+  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "resnet@images/fp32/w0/a1/b64");
+}
+
+// scripts/validate_results.py checks any file against a schema; use it for the matrix schema too.
+bool have_python_jsonschema() {
+  return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0;
+}
+
+int validate_with_schema(const std::string& schema, const std::string& file) {
+  const std::string cmd = "python3 '" + kSource + "/scripts/validate_results.py' '" + schema + "' '" +
+                          file + "' >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(MatrixFiles, ShippedMatricesMatchTheMatrixSchema) {
+  if (!have_python_jsonschema()) GTEST_SKIP() << "python3 jsonschema module not available";
+  const std::string schema = kSource + "/schema/matrix.schema.json";
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/quick.json"), 0);
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/seed.json"), 0);
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/negative_workers.json"), 1);
+}
+
+// ------------------------------------------------------------------ listing (golden)
+
+void expect_matches_golden(const std::string& text, const std::string& golden_name) {
+  const std::string path = kSource + "/tests/golden/" + golden_name;
+  const char* update = std::getenv("TB_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path) << text;
+    GTEST_SKIP() << "regenerated " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TB_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str()) << "golden mismatch: " << path;
+}
+
+TEST(MatrixListing, SeedMatrixTable) {
+  const auto spec = load_repo_matrix("scenarios/seed.json");
+  const std::string text = format_scenario_list(spec, expand(spec));
+  EXPECT_NE(text.find("* "), std::string::npos);
+  EXPECT_NE(text.find("scenarios: 12"), std::string::npos);
+  expect_matches_golden(text, "matrix_list_seed.txt");
+}
+
+TEST(MatrixListing, QuickMatrixTable) {
+  const auto spec = load_repo_matrix("scenarios/quick.json");
+  expect_matches_golden(format_scenario_list(spec, expand(spec)), "matrix_list_quick.txt");
+}
+
+// ------------------------------------------------------------------ bad inputs
+
+struct BadInput {
+  std::string fixture;  // tests/fixtures/matrices/<fixture>.json
+  std::string field;    // expected InputError::field()
+  std::string message;  // expected part of the message
+};
+
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.fixture; }
+
+class MatrixBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(MatrixBadInput, NamesFileAndField) {
+  const BadInput& bad = GetParam();
+  const std::string path = kSource + "/tests/fixtures/matrices/" + bad.fixture + ".json";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  try {
+    load_matrix(path, full_catalog(/*cuda=*/false));
+    FAIL() << "expected InputError for " << bad.fixture;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.field(), bad.field) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    if (!bad.field.empty()) EXPECT_NE(what.find(bad.field), std::string::npos) << what;
+    EXPECT_NE(what.find(bad.message), std::string::npos) << what;
+  }
+}
+
+const std::vector<BadInput> kBadInputs = {
+    BadInput{"malformed", "", "line 3"},
+    BadInput{"not_object", "", "must be a JSON object"},
+    BadInput{"missing_name", "name", "is required"},
+    BadInput{"unknown_key", "stepz", "unknown top-level key 'stepz' (allowed: $schema, name"},
+    BadInput{"unknown_axis", "axes.threads", "unknown axis 'threads'"},
+    BadInput{"unknown_precision", "axes.precision[1]", "unknown precision 'fp8' (allowed: fp32, tf32, amp_fp16, amp_bf16)"},
+    BadInput{"wrong_type_workers", "axes.workers", "must be an integer, got \"two\""},
+    BadInput{"wrong_type_seed", "seed", "must be an integer"},
+    BadInput{"wrong_type_hold", "hold_effective_batch", "must be true or false"},
+    BadInput{"zero_batch", "axes.batch[1]", "must be >= 1, got 0"},
+    BadInput{"negative_accumulation", "axes.accumulation", "must be >= 1, got -1"},
+    BadInput{"zero_steps", "steps.max", "must be >= 1, got 0"},
+    BadInput{"negative_workers", "axes.workers[1]", "must be >= 0, got -2"},
+    BadInput{"negative_warmup", "steps.warmup", "must be >= 0, got -1"},
+    BadInput{"min_greater_than_max", "steps.min", "must be <= steps.max, got min 50 > max 20"},
+    BadInput{"indivisible_effective_batch", "axes.batch/axes.accumulation",
+             "effective batch 64 is not divisible by accumulation 3"},
+    BadInput{"unknown_model", "axes.model[1]", "unknown model 'gpt5' (known: mlp, resnet, transformer)"},
+    BadInput{"unknown_dataset", "dataset", "unknown dataset 'imagenet'"},
+    BadInput{"missing_dataset_path", "dataset_options.path", "'/nonexistent/trainbench-images' does not exist"},
+    BadInput{"cuda_unavailable", "device", "CUDA requested but no GPU is available"},
+    BadInput{"empty_axis", "axes.precision", "must not be empty"},
+    BadInput{"exclude_unknown_key", "exclude[1].threads", "unknown axis 'threads'"},
+    BadInput{"exclude_everything", "exclude", "excludes every scenario"},
+    BadInput{"duplicate_axis_value", "axes.batch[2]", "duplicate value 32"},
+    BadInput{"unknown_optimizer", "optimizer.name", "unknown optimizer 'lamb' (allowed: adam, sgd)"},
+    BadInput{"negative_delay", "test_delay_ms", "must be >= 0"},
+    BadInput{"unknown_profile_key", "profile.windows", "unknown profile key 'windows'"},
+    BadInput{"baseline_unknown_key", "baseline.device", "unknown axis 'device'"},
+    BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });
+
+TEST(MatrixBadInputs, MissingFileNamesThePath) {
+  try {
+    load_matrix("/nonexistent/matrix.json", full_catalog());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/matrix.json");
+    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+}
+
+TEST(MatrixBadInputs, EveryFixtureIsCovered) {
+  // A fixture without a test case is a bad input nobody checks.
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/tests/fixtures/matrices")) {
+    const std::string stem = entry.path().stem().string();
+    const bool covered = std::any_of(kBadInputs.begin(), kBadInputs.end(),
+                                     [&](const BadInput& b) { return b.fixture == stem; });
+    EXPECT_TRUE(covered) << entry.path() << " has no case in kBadInputs";
+  }
+}
+
+}  // namespace
+}  // namespace tb
