@@ -1,0 +1,108 @@
+#include "reporters/console_reporter.hpp"
+
+#include <algorithm>
+
+#include "reporters/report_format.hpp"
+#include "reporters/report_views.hpp"
+
+namespace tb {
+
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Columns whose cells are numbers are right-aligned.
+struct Column {
+  std::string title;
+  bool right;
+};
+
+void print_table(std::ostream& os, const std::vector<Column>& cols, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(cols.size());
+  auto len = [](const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    width[c] = len(cols[c].title);
+    for (const auto& r : rows) width[c] = std::max(width[c], len(r[c]));
+  }
+  auto line = [&](const Row& cells, bool header) {
+    std::string text;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      if (c) text += "  ";
+      text += report::pad(cells[c], width[c], cols[c].right && !header);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    os << text << '\n';
+  };
+  Row titles;
+  for (const auto& c : cols) titles.push_back(c.title);
+  line(titles, true);
+  std::size_t total = 2 * (cols.size() - 1);
+  for (auto w : width) total += w;
+  os << std::string(total, '-') << '\n';
+  for (const auto& r : rows) line(r, false);
+}
+
+}  // namespace
+
+void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  std::ostream& os = *ctx.out;
+  os << "trainbench run " << run.run_id;
+  if (!run.matrix_name.empty()) os << " (matrix " << run.matrix_name << ")";
+  os << ": " << run.scenarios.size() << " scenarios";
+  if (!run.baseline_id.empty()) os << ", baseline " << run.baseline_id;
+  os << "\n\n";
+
+  const std::vector<Column> cols = {
+      {"scenario", false},  {"status", false},        {"step ms", true},
+      {"±CI ms", true},     {"samples/s", true},      {"speedup [95% CI] verdict", false},
+      {"phases % d/h/f/b/o", false}, {"loss start→end", false}, {"skipped", true},
+      {"peak mem", true}};
+  std::vector<Row> rows;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) {
+      rows.push_back({s.id, to_string(s.status), "-", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    std::string speed = speedup_cell(s);
+    if (auto lp = loss_parity_of(s); lp && !lp->ok) speed += " (loss drift!)";
+    rows.push_back({s.id, "ok", millis(s.step_time_s.median), ci_halfwidth_ms(s).substr(0),
+                    rate(s.samples_per_s), speed, phase_shares(s),
+                    fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
+                    std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
+  }
+  print_table(os, cols, rows);
+
+  bool notes = false;
+  for (const auto& s : run.scenarios) {
+    if (s.status == ScenarioStatus::ok) continue;
+    if (!notes) os << '\n';
+    notes = true;
+    os << pad(to_string(s.status), 8) << s.id << ": "
+       << (s.message.empty() ? "(no reason recorded)" : s.message) << '\n';
+  }
+  bool warned = false;
+  for (const auto& s : run.scenarios) {
+    auto lp = loss_parity_of(s);
+    if (!lp || lp->ok) continue;
+    if (!warned) os << '\n';
+    warned = true;
+    os << "WARNING loss parity: " << s.id << " drifted " << percent(lp->rel_drift, 2)
+       << "% from " << lp->reference_id << " (tolerance " << percent(lp->tolerance, 2) << "%)\n";
+  }
+
+  const auto counts = status_counts(run);
+  os << "\ngeomean speedup ";
+  if (auto g = geomean_of(run))
+    os << times(g->speedup) << " [" << fixed(g->ci_low, 2) << ", " << fixed(g->ci_high, 2) << "]";
+  else
+    os << "-";
+  os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
+     << ", oom " << counts.oom << '\n';
+}
+
+}  // namespace tb

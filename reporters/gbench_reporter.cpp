@@ -1,0 +1,87 @@
+#include "reporters/gbench_reporter.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+
+namespace tb {
+
+namespace {
+
+// The environment manifest's first present value among several spellings.
+nlohmann::json env_value(const nlohmann::json& env,
+                         std::initializer_list<std::initializer_list<const char*>> paths) {
+  for (const auto& path : paths) {
+    const nlohmann::json* node = &env;
+    bool found = true;
+    for (const char* key : path) {
+      if (!node->is_object() || !node->contains(key)) {
+        found = false;
+        break;
+      }
+      node = &node->at(key);
+    }
+    if (found && !node->is_null()) return *node;
+  }
+  return nullptr;
+}
+
+// Nine significant digits: no "4.1878899999999994" noise from the seconds-to-ms product.
+double round9(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return std::strtod(buf, nullptr);
+}
+
+}  // namespace
+
+nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
+  const auto& env = run.environment;
+  auto host = env_value(env, {{"hostname"}, {"host_name"}, {"host"}});
+  auto date = env_value(env, {{"timestamp"}, {"date"}, {"started_at"}});
+  auto cpus = env_value(env, {{"cpu", "logical_cores"}, {"cpu", "count"}, {"num_cpus"}});
+  auto mhz = env_value(env, {{"cpu", "mhz"}, {"mhz_per_cpu"}});
+  auto build = env_value(env, {{"build_type"}, {"build", "type"}});
+  std::string build_type = "unknown";
+  if (build.is_string()) build_type = build.get<std::string>() == "Debug" ? "debug" : "release";
+
+  nlohmann::json context = {
+      {"date", date.is_string() ? date : nlohmann::json("")},
+      {"host_name", host.is_string() ? host : nlohmann::json("")},
+      {"executable", "trainbench"},
+      {"num_cpus", cpus.is_number() ? cpus.get<int>() : 0},
+      {"mhz_per_cpu", mhz.is_number() ? static_cast<int>(mhz.get<double>()) : 0},
+      {"cpu_scaling_enabled", false},
+      {"caches", nlohmann::json::array()},
+      {"load_avg", nlohmann::json::array()},
+      {"library_build_type", build_type},
+      {"trainbench_run_id", run.run_id},
+      {"trainbench_matrix", run.matrix_name}};
+
+  nlohmann::json benchmarks = nlohmann::json::array();
+  int family = 0;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    const double median_ms = round9(s.step_time_s.median * 1e3);
+    benchmarks.push_back({{"name", s.id},
+                          {"family_index", family++},
+                          {"per_family_instance_index", 0},
+                          {"run_name", s.id},
+                          {"run_type", "iteration"},
+                          {"repetitions", 1},
+                          {"repetition_index", 0},
+                          {"threads", 1},
+                          {"iterations", s.measured_steps},
+                          {"real_time", median_ms},
+                          {"cpu_time", median_ms},
+                          {"time_unit", "ms"},
+                          {"items_per_second", s.samples_per_s}});
+  }
+  return {{"context", context}, {"benchmarks", benchmarks}};
+}
+
+void GbenchReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  *ctx.out << to_gbench_json(run).dump(2) << '\n';
+}
+
+}  // namespace tb

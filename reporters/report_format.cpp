@@ -1,0 +1,57 @@
+#include "reporters/report_format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tb::report {
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  // Avoid "-0.000" flicker in goldens.
+  std::string s(buf);
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string exact(double value) {
+  if (!std::isfinite(value)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", value);
+  return buf;
+}
+
+std::string millis(double seconds, int digits) { return fixed(seconds * 1e3, digits); }
+
+std::string percent(double share, int digits) { return fixed(share * 100.0, digits); }
+
+std::string bytes(std::int64_t n) {
+  if (n <= 0) return "-";
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  return (u == 0 ? fixed(v, 0) : fixed(v, 1)) + " " + units[u];
+}
+
+std::string rate(double per_s) {
+  if (per_s <= 0) return "-";
+  return fixed(per_s, per_s >= 100 ? 1 : 3);
+}
+
+std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
+
+std::string pad(const std::string& s, std::size_t width, bool right) {
+  // Count UTF-8 code points so arrows and markers do not break alignment.
+  std::size_t len = 0;
+  for (unsigned char c : s) len += (c & 0xC0) != 0x80;
+  if (len >= width) return s;
+  const std::string fill(width - len, ' ');
+  return right ? fill + s : s + fill;
+}
+
+}  // namespace tb::report

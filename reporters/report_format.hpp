@@ -1,0 +1,27 @@
+// Deterministic number formatting shared by the reporters (fixed precision, "C" locale), so
+// golden files are stable across machines.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tb::report {
+
+// "%.{digits}f"; non-finite values print as "-".
+std::string fixed(double value, int digits);
+// Shortest round-trip-ish form for machine-readable outputs ("%.9g").
+std::string exact(double value);
+// Seconds as milliseconds with `digits` decimals: 0.0042 -> "4.200".
+std::string millis(double seconds, int digits = 3);
+// Percent of a share with no decimals: 0.283 -> "28".
+std::string percent(double share, int digits = 0);
+// Binary units: 671088640 -> "640.0 MiB"; 0 -> "-".
+std::string bytes(std::int64_t n);
+// Large rates with thousands grouping kept simple: 15282.2 -> "15282.2".
+std::string rate(double per_s);
+// "1.19x".
+std::string times(double ratio);
+// Pads or truncates to a width (left-aligned unless right is true).
+std::string pad(const std::string& s, std::size_t width, bool right = false);
+
+}  // namespace tb::report

@@ -1,0 +1,94 @@
+#include "reporters/reporter.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "harness/core/error.hpp"
+#include "reporters/console_reporter.hpp"
+#include "reporters/csv_reporter.hpp"
+#include "reporters/gbench_reporter.hpp"
+#include "reporters/html_reporter.hpp"
+#include "reporters/markdown_reporter.hpp"
+
+namespace tb {
+
+void Reporter::render(const RunResult& run, const ReportContext& ctx) {
+  if (ctx.out == nullptr) throw std::invalid_argument(name() + " reporter: no output stream");
+  do_render(run, ctx);
+  ctx.out->flush();
+}
+
+void MultiReporter::add(std::unique_ptr<Reporter> reporter) {
+  reporters_.push_back(std::move(reporter));
+}
+
+std::string MultiReporter::name() const {
+  std::string joined;
+  for (const auto& r : reporters_) joined += (joined.empty() ? "" : "+") + r->name();
+  return joined;
+}
+
+void MultiReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  for (auto& r : reporters_) r->render(run, ctx);
+}
+
+const std::vector<std::string>& known_report_formats() {
+  static const std::vector<std::string> formats = {"console", "md", "csv", "html", "gbench"};
+  return formats;
+}
+
+const std::vector<std::string>& default_report_formats() {
+  static const std::vector<std::string> formats = {"md", "csv", "html", "gbench"};
+  return formats;
+}
+
+std::unique_ptr<Reporter> make_reporter(const std::string& format) {
+  if (format == "console") return std::make_unique<ConsoleReporter>();
+  if (format == "md" || format == "markdown") return std::make_unique<MarkdownReporter>();
+  if (format == "csv") return std::make_unique<CsvReporter>();
+  if (format == "html") return std::make_unique<HtmlReporter>();
+  if (format == "gbench") return std::make_unique<GbenchReporter>();
+  std::string known;
+  for (const auto& f : known_report_formats()) known += (known.empty() ? "" : ", ") + f;
+  throw InputError("--format", "", "unknown report format '" + format + "' (known: " + known + ")");
+}
+
+std::vector<std::string> parse_report_formats(const std::string& list) {
+  std::vector<std::string> formats;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string f = list.substr(start, comma - start);
+    TB_CHECK_INPUT(!f.empty(), "--format", "", "empty format in '", list, "'");
+    make_reporter(f);  // validates the name
+    if (std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
+    start = comma + 1;
+  }
+  return formats;
+}
+
+std::vector<std::string> write_reports(const RunResult& run, const std::string& dir,
+                                       const std::vector<std::string>& formats,
+                                       const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  std::vector<std::string> written;
+  for (const auto& format : formats) {
+    auto reporter = make_reporter(format);
+    const std::string path = (fs::path(dir) / reporter->default_file_name()).string();
+    std::ofstream file(path, std::ios::binary);
+    if (!file) throw std::runtime_error(path + ": cannot write report");
+    ReportContext ctx;
+    ctx.out = &file;
+    ctx.results_dir = results_dir.empty() ? dir : results_dir;
+    ctx.report_dir = dir;
+    reporter->render(run, ctx);
+    if (!file) throw std::runtime_error(path + ": write failed");
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace tb

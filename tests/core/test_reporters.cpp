@@ -1,0 +1,284 @@
+// Reporters on the hand-made fixture run: golden outputs per format, the factory and
+// multiplexer, partial results, and the `trainbench report` command.
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/commands.hpp"
+#include "harness/core/error.hpp"
+#include "reporters/csv_reporter.hpp"
+#include "reporters/gbench_reporter.hpp"
+#include "reporters/html_chart_data.hpp"
+#include "reporters/html_reporter.hpp"
+#include "reporters/report_views.hpp"
+#include "reporters/reporter.hpp"
+#include "test_reporters_support.hpp"
+
+namespace tb {
+namespace {
+
+using test::expect_golden;
+using test::fixture_run;
+
+std::string render(Reporter& reporter, const RunResult& run) {
+  std::ostringstream os;
+  ReportContext ctx;
+  ctx.out = &os;
+  reporter.render(run, ctx);
+  return os.str();
+}
+
+std::string render(const std::string& format, const RunResult& run) {
+  auto reporter = make_reporter(format);
+  return render(*reporter, run);
+}
+
+// ------------------------------------------------------------------ goldens
+
+TEST(ReporterGolden, Console) { expect_golden("console.txt", render("console", fixture_run())); }
+TEST(ReporterGolden, Markdown) { expect_golden("report.md", render("md", fixture_run())); }
+TEST(ReporterGolden, Csv) { expect_golden("results.csv", render("csv", fixture_run())); }
+TEST(ReporterGolden, Gbench) { expect_golden("gbench.json", render("gbench", fixture_run())); }
+TEST(ReporterGolden, HtmlDataBlock) {
+  expect_golden("html_data.json", HtmlReporter::data_block(fixture_run()) + "\n");
+}
+TEST(ReporterGolden, HtmlWithoutChartJs) {
+  // Without Chart.js the page is fully deterministic: tables, note and data block.
+  HtmlReporter reporter("/nonexistent/chart.min.js");
+  expect_golden("report_nocharts.html", render(reporter, fixture_run()));
+}
+
+// ------------------------------------------------------------------ content checks
+
+TEST(MarkdownReporter, VerdictLineComesFirstAndFlagsLossParity) {
+  const std::string md = render("md", fixture_run());
+  const std::string first_line = md.substr(0, md.find('\n'));
+  EXPECT_NE(first_line.find("geomean speedup **0.76x** [0.74, 0.79]"), std::string::npos) << first_line;
+  EXPECT_NE(first_line.find("1 failed"), std::string::npos);
+  EXPECT_NE(first_line.find("1 loss-parity warning"), std::string::npos);
+  EXPECT_EQ(first_line.rfind("### ⚠️", 0), 0u) << "trouble must not be shown as a success";
+  // The faster-but-drifting bf16 transformer carries a warning in its verdict cell.
+  EXPECT_NE(md.find("| faster ⚠️ loss parity |"), std::string::npos);
+  EXPECT_NE(md.find("❌ **failed** `transformer/fp32/w2/a4/b32`: data loader worker 1"), std::string::npos);
+  EXPECT_NE(md.find("💥 **out of memory** `transformer/fp32/w0/a1/b1024`"), std::string::npos);
+  EXPECT_NE(md.find("⏭️ **skipped** `transformer/amp_fp16/w0/a1/b32`: amp_fp16 needs a CUDA device"),
+            std::string::npos);
+}
+
+TEST(ConsoleReporter, ShowsReasonsAndGeomean) {
+  const std::string text = render("console", fixture_run());
+  EXPECT_NE(text.find("oom     transformer/fp32/w0/a1/b1024: CUDA out of memory."), std::string::npos);
+  EXPECT_NE(text.find("WARNING loss parity: transformer/amp_bf16/w0/a1/b32 drifted 8.17%"), std::string::npos);
+  EXPECT_NE(text.find("geomean speedup 0.76x [0.74, 0.79]; ok 7, failed 1, skipped 1, oom 1"),
+            std::string::npos);
+}
+
+TEST(CsvReporter, QuotesPerRfc4180AndHasOneRowPerScenario) {
+  EXPECT_EQ(CsvReporter::quote("plain"), "plain");
+  EXPECT_EQ(CsvReporter::quote("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvReporter::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvReporter::quote("two\nlines"), "\"two\nlines\"");
+
+  const auto run = fixture_run();
+  const std::string csv = render("csv", run);
+  std::size_t rows = 0;
+  for (std::size_t pos = 0; (pos = csv.find("\r\n", pos)) != std::string::npos; pos += 2) ++rows;
+  EXPECT_EQ(rows, run.scenarios.size() + 1);
+  // Every row has as many fields as the header (no field in the fixture holds a quoted comma
+  // except the JSON option columns, which are quoted).
+  EXPECT_NE(csv.find("\"{\"\"hidden\"\":512,\"\"layers\"\":3}\""), std::string::npos);
+}
+
+TEST(GbenchReporter, OnlyOkScenariosWithMedianMilliseconds) {
+  const auto run = fixture_run();
+  const auto doc = GbenchReporter::to_gbench_json(run);
+  ASSERT_EQ(doc.at("benchmarks").size(), 7u);
+  const auto& first = doc.at("benchmarks").at(0);
+  EXPECT_EQ(first.at("name"), "mlp/fp32/w0/a1/b64");
+  EXPECT_EQ(first.at("time_unit"), "ms");
+  EXPECT_EQ(first.at("run_type"), "iteration");
+  EXPECT_NEAR(first.at("real_time").get<double>(), run.scenarios[0].step_time_s.median * 1e3, 1e-9);
+  EXPECT_EQ(first.at("iterations"), run.scenarios[0].measured_steps);
+  EXPECT_EQ(doc.at("context").at("host_name"), "gpu-node-07");
+  EXPECT_EQ(doc.at("context").at("num_cpus"), 16);
+  for (const auto& b : doc.at("benchmarks")) EXPECT_NE(b.at("name"), "transformer/fp32/w0/a1/b1024");
+}
+
+TEST(HtmlChartData, ListsTheExpectedCharts) {
+  const auto data = html_chart_data(fixture_run());
+  std::vector<std::string> ids;
+  for (const auto& c : data.at("charts")) ids.push_back(c.at("id"));
+  EXPECT_EQ(ids, (std::vector<std::string>{"speedup", "phases", "throughput-workers",
+                                           "throughput-batch", "loss-mlp", "loss-transformer"}));
+  const auto& speedup = data.at("charts").at(0);
+  // Baselines are not bars; the drifting bf16 transformer is marked.
+  EXPECT_EQ(speedup.at("labels").size(), 5u);
+  EXPECT_EQ(speedup.at("loss_parity_ok").back(), false);
+}
+
+TEST(HtmlReporter, MissingChartJsShowsVisibleNote) {
+  HtmlReporter reporter("/nonexistent/chart.min.js");
+  const std::string html = render(reporter, fixture_run());
+  EXPECT_NE(html.find("id=\"tb-charts-missing\""), std::string::npos);
+  EXPECT_NE(html.find("/nonexistent/chart.min.js"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"tb-scenarios\">"), std::string::npos);
+}
+
+TEST(HtmlReporter, InlinesChartJsAndLinksTraces) {
+  HtmlReporter reporter;
+  if (reporter.chartjs_path().empty() || !std::filesystem::exists(reporter.chartjs_path()))
+    GTEST_SKIP() << "Chart.js not installed (libjs-chart.js)";
+  const auto run = fixture_run();
+  std::ostringstream os;
+  ReportContext ctx;
+  ctx.out = &os;
+  ctx.results_dir = "/runs/r1";
+  ctx.report_dir = "/runs/r1/html";
+  reporter.render(run, ctx);
+  const std::string html = os.str();
+  EXPECT_EQ(html.find("tb-charts-missing"), std::string::npos);
+  EXPECT_NE(html.find("Chart.js v"), std::string::npos) << "Chart.js must be inlined";
+  EXPECT_EQ(html.find("<script src="), std::string::npos) << "the page must work offline";
+  EXPECT_NE(html.find("href=\"../traces/mlp_fp32_w0_a1_b64.json\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"../traces/transformer_amp_bf16_w0_a1_b32.kineto.json\""), std::string::npos);
+}
+
+TEST(ReportViews, TraceLinksAreRelativeToTheReport) {
+  std::ostringstream os;
+  ReportContext ctx{&os, "/a/results", "/a/results"};
+  EXPECT_EQ(report::trace_link(ctx, "traces/x.json"), "traces/x.json");
+  ctx.report_dir = "/a/reports";
+  EXPECT_EQ(report::trace_link(ctx, "traces/x.json"), "../results/traces/x.json");
+}
+
+TEST(Reporters, PartialResultsRenderDashes) {
+  // A run written before the statistics engineer's annotations: no extra sections at all.
+  auto run = fixture_run();
+  run.extra = nlohmann::json::object();
+  for (auto& s : run.scenarios) s.extra = nlohmann::json::object();
+  const std::string console = render("console", run);
+  EXPECT_NE(console.find("geomean speedup -; ok 7, failed 1, skipped 1, oom 1"), std::string::npos);
+  const std::string md = render("md", run);
+  EXPECT_NE(md.find("geomean speedup - ·"), std::string::npos);
+  EXPECT_EQ(md.find("loss-parity"), std::string::npos);
+  const auto data = html_chart_data(run);
+  for (const auto& c : data.at("charts")) EXPECT_NE(c.at("id"), "speedup");
+  EXPECT_NO_THROW(render("csv", run));
+  EXPECT_NO_THROW(render("gbench", run));
+  HtmlReporter html("/nonexistent");
+  EXPECT_NO_THROW(render(html, run));
+}
+
+TEST(Reporters, EmptyRunRenders) {
+  RunResult run;
+  run.run_id = "empty";
+  for (const auto& f : known_report_formats()) {
+    if (f == "html") {
+      HtmlReporter html("/nonexistent");
+      EXPECT_NO_THROW(render(html, run));
+    } else {
+      EXPECT_NO_THROW(render(f, run)) << f;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ factory and multiplexer
+
+TEST(ReporterFactory, KnownFormats) {
+  for (const auto& f : known_report_formats()) EXPECT_EQ(make_reporter(f)->name(), f);
+  EXPECT_EQ(make_reporter("md")->default_file_name(), "report.md");
+  EXPECT_EQ(make_reporter("csv")->default_file_name(), "results.csv");
+  EXPECT_EQ(make_reporter("html")->default_file_name(), "report.html");
+  EXPECT_EQ(make_reporter("gbench")->default_file_name(), "gbench.json");
+  EXPECT_EQ(default_report_formats(), (std::vector<std::string>{"md", "csv", "html", "gbench"}));
+}
+
+TEST(ReporterFactory, UnknownFormatNamesTheOption) {
+  try {
+    make_reporter("pdf");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--format");
+    EXPECT_NE(std::string(e.what()).find("'pdf'"), std::string::npos);
+  }
+  EXPECT_THROW(parse_report_formats("md,,csv"), InputError);
+  EXPECT_EQ(parse_report_formats("md,csv,md"), (std::vector<std::string>{"md", "csv"}));
+}
+
+TEST(MultiReporter, FansOutInOrder) {
+  MultiReporter multi;
+  multi.add(make_reporter("gbench"));
+  multi.add(make_reporter("console"));
+  EXPECT_EQ(multi.name(), "gbench+console");
+  const auto run = fixture_run();
+  const std::string both = render(multi, run);
+  EXPECT_EQ(both, render("gbench", run) + render("console", run));
+}
+
+TEST(Reporter, RenderWithoutStreamThrows) {
+  auto r = make_reporter("md");
+  EXPECT_THROW(r->render(fixture_run(), ReportContext{}), std::invalid_argument);
+}
+
+TEST(WriteReports, WritesOneFilePerFormat) {
+  const auto dir = test::scratch_dir("write_reports");
+  const auto paths = write_reports(fixture_run(), dir.string(), default_report_formats());
+  ASSERT_EQ(paths.size(), 4u);
+  for (const char* name : {"report.md", "results.csv", "report.html", "gbench.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+    EXPECT_GT(std::filesystem::file_size(dir / name), 100u) << name;
+  }
+  EXPECT_EQ(test::read_text(dir / "report.md"), render("md", fixture_run()));
+}
+
+// ------------------------------------------------------------------ trainbench report
+
+TEST(ReportCommand, WritesFilesAndConsole) {
+  const auto dir = test::scratch_dir("report_command");
+  std::filesystem::copy_file(test::fixture_path(), dir / "results.json");
+  std::ostringstream out, err;
+  const int rc = cmd_report({dir.string(), "--format", "console,md", "--out=" + (dir / "r").string()},
+                            out, err);
+  EXPECT_EQ(rc, 0) << err.str();
+  EXPECT_NE(out.str().find("geomean speedup 0.76x"), std::string::npos);
+  EXPECT_NE(out.str().find("wrote " + (dir / "r" / "report.md").string()), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "r" / "report.md"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r" / "results.csv"));
+}
+
+TEST(ReportCommand, DefaultsToFileFormatsNextToResults) {
+  const auto dir = test::scratch_dir("report_command_default");
+  std::filesystem::copy_file(test::fixture_path(), dir / "results.json");
+  std::ostringstream out, err;
+  EXPECT_EQ(cmd_report({(dir / "results.json").string()}, out, err), 0) << err.str();
+  for (const char* name : {"report.md", "results.csv", "report.html", "gbench.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+}
+
+TEST(ReportCommand, BadInputReturnsTwoAndNamesTheProblem) {
+  std::ostringstream out, err;
+  EXPECT_EQ(cmd_report({test::fixture_path(), "--format", "md,pdf"}, out, err), 2);
+  EXPECT_NE(err.str().find("--format: unknown report format 'pdf'"), std::string::npos) << err.str();
+
+  err.str("");
+  EXPECT_EQ(cmd_report({"/nonexistent/results.json"}, out, err), 2);
+  EXPECT_NE(err.str().find("/nonexistent/results.json"), std::string::npos) << err.str();
+
+  err.str("");
+  EXPECT_EQ(cmd_report({}, out, err), 2);
+  EXPECT_NE(err.str().find("RESULTS"), std::string::npos);
+
+  err.str("");
+  EXPECT_EQ(cmd_report({test::fixture_path(), "--bogus"}, out, err), 2);
+  EXPECT_NE(err.str().find("--bogus"), std::string::npos);
+
+  const auto dir = test::scratch_dir("report_command_bad_json");
+  std::ofstream(dir / "results.json") << "{\"schema_version\": 1, \"run_id\": \"x\", \"scenarios\": [{}]}";
+  err.str("");
+  EXPECT_EQ(cmd_report({dir.string()}, out, err), 2);
+  EXPECT_NE(err.str().find((dir / "results.json").string()), std::string::npos) << err.str();
+}
+
+}  // namespace
+}  // namespace tb

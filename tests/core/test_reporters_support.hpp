@@ -1,0 +1,81 @@
+// Shared helpers of the reporter tests: the fixture run, golden-file comparison and running a
+// command with its output captured.
+#pragma once
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/results.hpp"
+
+namespace tb::test {
+
+inline std::string fixture_path() {
+  return std::string(TB_SOURCE_DIR) + "/tests/fixtures/results_fixture.json";
+}
+
+inline RunResult fixture_run() { return load_results(fixture_path()); }
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Compares `actual` with tests/golden/reporters/<name>; TB_UPDATE_GOLDEN=1 rewrites the file.
+inline void expect_golden(const std::string& name, const std::string& actual) {
+  const std::filesystem::path path =
+      std::filesystem::path(TB_SOURCE_DIR) / "tests" / "golden" / "reporters" / name;
+  const char* update = std::getenv("TB_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "golden " << path << " rewritten";
+  }
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << path << " is missing; run with TB_UPDATE_GOLDEN=1 to create it";
+  const std::string expected = read_text(path);
+  EXPECT_EQ(expected, actual) << "output differs from " << path
+                              << " (TB_UPDATE_GOLDEN=1 rewrites it after review)";
+}
+
+// A fresh, empty directory under the build tree for one test.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::path(TB_BINARY_DIR) / "test_scratch" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command (stderr folded into stdout) and returns its exit code and output.
+inline CommandResult run_command(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) result.output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// Whether an executable is on PATH.
+inline bool have_program(const std::string& name) {
+  return run_command("command -v " + name + " >/dev/null").exit_code == 0;
+}
+
+}  // namespace tb::test
