@@ -1,0 +1,89 @@
+// The measured matmul peak: a real, plausible rate on the CPU; the CUDA path where a GPU exists.
+#include <gtest/gtest.h>
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include <stdexcept>
+
+#include "harness/capacity/utilization.hpp"
+#include "harness/core/error.hpp"
+#include "harness/torch/peak_flops.hpp"
+
+namespace tb::capacity {
+namespace {
+
+// One intra-op thread for the CPU plausibility checks: on an oversubscribed test machine a
+// multi-threaded GEMM stalls at its barriers whenever one thread is descheduled, and the measured
+// (real, but meaningless) rate can drop below any fixed bound.
+class SingleThread {
+ public:
+  SingleThread() : previous_(at::get_num_threads()) { at::set_num_threads(1); }
+  ~SingleThread() { at::set_num_threads(previous_); }
+
+ private:
+  int previous_;
+};
+
+TEST(PeakFlops, CpuFp32IsPositiveAndPlausible) {
+  const SingleThread one_thread;
+  const PeakResult r = measure_matmul_peak("cpu", Precision::fp32, 256, 0.2);
+  EXPECT_EQ(r.n, 256);
+  EXPECT_EQ(r.dtype, "float32");
+  EXPECT_EQ(r.device, "cpu");
+  EXPECT_GE(r.samples, 5);
+  EXPECT_GE(r.matmuls_per_sample, 1);
+  EXPECT_GT(r.median_s, 0);
+  EXPECT_DOUBLE_EQ(r.flops_per_s, 2.0 * 256 * 256 * 256 / r.median_s);
+  EXPECT_GT(r.flops_per_s, 1e9) << "under 1 GFLOP/s for a 256^3 fp32 matmul";
+  EXPECT_LT(r.flops_per_s, 1e14) << "over 100 TFLOP/s on a CPU is not plausible";
+  EXPECT_EQ(describe(r), "matmul n=256 float32 on cpu");
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("n"), 256);
+}
+
+TEST(PeakFlops, CpuBf16IsReal) {
+  const SingleThread one_thread;
+  const PeakResult r = measure_matmul_peak("cpu", Precision::amp_bf16, 128, 0.1);
+  EXPECT_EQ(r.dtype, "bfloat16");
+  EXPECT_GT(r.flops_per_s, 1e7);
+}
+
+TEST(PeakFlops, MeasuredPeakFeedsMfu) {
+  const PeakResult r = measure_matmul_peak("cpu", Precision::fp32, 128, 0.05);
+  const auto peak = choose_peak(r.flops_per_s, "cpu", Precision::fp32, describe(r));
+  ASSERT_TRUE(peak);
+  EXPECT_EQ(peak->source, "measured");
+  EXPECT_DOUBLE_EQ(peak->flops_per_s, r.flops_per_s);
+}
+
+TEST(PeakFlops, UnavailableModesAreSkippedNotFaked) {
+  EXPECT_THROW(measure_matmul_peak("cpu", Precision::tf32, 64, 0.01), ScenarioSkipped);
+  EXPECT_THROW(measure_matmul_peak("tpu", Precision::fp32, 64, 0.01), std::invalid_argument);
+  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, -1, 0.01), std::invalid_argument);
+  if (!torch::cuda::is_available()) {
+    EXPECT_THROW(measure_matmul_peak("cuda", Precision::fp32, 64, 0.01), ScenarioSkipped);
+  }
+}
+
+TEST(PeakFlops, Tf32FlagIsRestored) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: TF32 exists only on CUDA";
+  const bool before = at::globalContext().allowTF32CuBLAS();
+  measure_matmul_peak("cuda", Precision::tf32, 1024, 0.1);
+  EXPECT_EQ(at::globalContext().allowTF32CuBLAS(), before);
+}
+
+TEST(PeakFlops, CudaPrecisionsOrderAsExpected) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const auto fp32 = measure_matmul_peak("cuda", Precision::fp32, 4096, 0.3);
+  const auto tf32 = measure_matmul_peak("cuda", Precision::tf32, 4096, 0.3);
+  const auto bf16 = measure_matmul_peak("cuda", Precision::amp_bf16, 4096, 0.3);
+  EXPECT_GT(fp32.flops_per_s, 1e12);
+  // Tensor cores: TF32 beats IEEE fp32, 16-bit beats TF32.
+  EXPECT_GT(tf32.flops_per_s, fp32.flops_per_s);
+  EXPECT_GT(bf16.flops_per_s, tf32.flops_per_s);
+}
+
+}  // namespace
+}  // namespace tb::capacity
