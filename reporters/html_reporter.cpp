@@ -120,7 +120,8 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
     else
       os << num_td(times(c->speedup) + " [" + fixed(c->ci_low, 2) + ", " + fixed(c->ci_high, 2) + "]")
-         << td(c->verdict.empty() ? "-" : c->verdict);
+         << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
+         << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
     std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
     os << td(phase_shares(s)) << "<td>" << esc(loss);
     if (drifted)
