@@ -43,11 +43,19 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
   *max_records = 0;  // as many as fit
 }
 
+// The running collector; buffers completing with none running (after stop) are discarded.
+std::mutex g_active_mutex;
+CuptiCollector* g_active = nullptr;
+bool g_callbacks_registered = false;
+
 void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
                                std::size_t /*size*/, std::size_t valid_size) {
   std::size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
-  CuptiCollector::instance().on_buffer_completed(buffer, valid_size, dropped);
+  {
+    std::lock_guard lock(g_active_mutex);
+    if (g_active != nullptr) g_active->on_buffer_completed(buffer, valid_size, dropped);
+  }
   std::free(buffer);
 }
 
@@ -75,26 +83,34 @@ void name_calls(DecodedRecords& records) {
 
 }  // namespace
 
-CuptiCollector& CuptiCollector::instance() {
-  static CuptiCollector collector;
-  return collector;
+CuptiCollector::~CuptiCollector() {
+  if (!running_) return;
+  try {
+    stop();
+  } catch (...) {  // destructor: records are discarded anyway
+  }
 }
 
 void CuptiCollector::start() {
   if (running_) return;
-  if (!callbacks_registered_) {
-    // Must precede enabling any kind. If CUPTI refuses, the measured offset below converts.
-    cuptiActivityRegisterTimestampCallback(steady_timestamp);
-    check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register callbacks");
-    callbacks_registered_ = true;
+  {
+    std::lock_guard lock(g_active_mutex);
+    if (g_active != nullptr) throw std::runtime_error("CUPTI: another collector is already running");
+    if (!g_callbacks_registered) {
+      // Must precede enabling any kind. If CUPTI refuses, the measured offset below converts.
+      cuptiActivityRegisterTimestampCallback(steady_timestamp);
+      check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register callbacks");
+      g_callbacks_registered = true;
+    }
+    g_active = this;
   }
   {
     // steady - CUPTI, sampled around one cuptiGetTimestamp (0 when our callback is the clock).
     const auto before = static_cast<std::int64_t>(steady_timestamp());
     std::uint64_t cupti_now = 0;
-    check(cuptiGetTimestamp(&cupti_now), "get timestamp");
+    const bool ok = cuptiGetTimestamp(&cupti_now) == CUPTI_SUCCESS;
     const auto after = static_cast<std::int64_t>(steady_timestamp());
-    const std::int64_t offset = (before + after) / 2 - static_cast<std::int64_t>(cupti_now);
+    const std::int64_t offset = ok ? (before + after) / 2 - static_cast<std::int64_t>(cupti_now) : 0;
     // Within a millisecond means CUPTI already uses steady_clock (our timestamp callback).
     clock_offset_ns_ = (offset > -1'000'000 && offset < 1'000'000) ? 0 : offset;
   }
@@ -106,6 +122,8 @@ void CuptiCollector::start() {
     const CUptiResult r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
       for (const auto k : kKinds) cuptiActivityDisable(k);
+      std::lock_guard lock(g_active_mutex);
+      g_active = nullptr;
       check(r, "enable activity kind (is another profiler, e.g. Kineto, active?)");
     }
   }
@@ -119,6 +137,10 @@ DecodedRecords CuptiCollector::stop() {
   for (const auto kind : kKinds) cuptiActivityDisable(kind);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // records of calls made while disabling
   running_ = false;
+  {
+    std::lock_guard lock(g_active_mutex);
+    g_active = nullptr;
+  }
   DecodedRecords out;
   {
     std::lock_guard lock(mutex_);

@@ -151,6 +151,10 @@ inline void mark(const std::string&) {}
 
 }  // namespace tb::nvtx
 
+namespace tb::profiling {
+namespace nvtx = ::tb::nvtx;  // also reachable as tb::profiling::nvtx
+}
+
 #define TB_NVTX_CONCAT_INNER(a, b) a##b
 #define TB_NVTX_CONCAT(a, b) TB_NVTX_CONCAT_INNER(a, b)
 

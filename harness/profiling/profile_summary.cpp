@@ -111,8 +111,11 @@ ProfileSummary summarize(const DecodedRecords& records, const std::vector<HostSp
       if (p >= 0) phase_spans.push_back({span.begin_ns, span.end_ns, p});
     }
   }
-  std::sort(s.steps.begin(), s.steps.end(),
-            [](const StepGpuStat& a, const StepGpuStat& b) { return a.step < b.step; });
+  // Steps recorded without an index are numbered in recording order.
+  for (std::size_t i = 0; i < s.steps.size(); ++i)
+    if (s.steps[i].step < 0) s.steps[i].step = static_cast<std::int64_t>(i);
+  std::stable_sort(s.steps.begin(), s.steps.end(),
+                   [](const StepGpuStat& a, const StepGpuStat& b) { return a.step < b.step; });
   if (s.steps.empty() && !busy.empty()) {
     s.window_s = static_cast<double>(last - first) * kNsToS;
     s.gpu_busy_s = static_cast<double>(union_length_ns(busy, first, last)) * kNsToS;
