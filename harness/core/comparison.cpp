@@ -150,13 +150,14 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                               {"steps_compared", drift.steps_compared}};
   }
 
+  // Without an ok baseline there is no speedup to summarise (the schema requires one).
+  if (!baseline) return;
   summary["compared"] = speedups.size();
-  if (!speedups.empty()) {
-    const auto g = stats::geometric_mean(speedups);
-    summary["geomean_speedup"] = g.ratio;
-    summary["geomean_ci_low"] = g.low;
-    summary["geomean_ci_high"] = g.high;
-  }
+  // The baseline alone is, by definition, at speedup 1.
+  const auto g = speedups.empty() ? stats::RatioInterval{} : stats::geometric_mean(speedups);
+  summary["geomean_speedup"] = g.ratio;
+  summary["geomean_ci_low"] = g.low;
+  summary["geomean_ci_high"] = g.high;
   run.extra["summary"] = summary;
 }
 

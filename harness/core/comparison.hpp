@@ -34,8 +34,9 @@ struct AnnotateOptions {
 //       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
 //       reference; see loss_drift().
 // and run.extra["summary"] = {ok, failed, skipped, oom, compared, geomean_speedup,
-// geomean_ci_low, geomean_ci_high} (geomean fields only when some scenario was compared).
-// Without an ok baseline no "comparison" sections are written.
+// geomean_ci_low, geomean_ci_high}: the geometric mean of the non-baseline speedups (see
+// stats::geometric_mean), 1 [1, 1] when the baseline is the only ok scenario.
+// Without an ok baseline neither "comparison" sections nor "summary" are written.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 
 // Speedup of `candidate` over `baseline` in step time (median(baseline) / median(candidate)),

@@ -1,5 +1,6 @@
 #include "harness/core/comparison.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -114,8 +115,13 @@ TEST(AnnotateRun, BaselineOverrideAndMissingBaseline) {
   none.baseline_id = "no/such/scenario";
   annotate_run(none);
   EXPECT_FALSE(none.scenarios[1].extra.contains("comparison"));
-  EXPECT_EQ(none.extra.at("summary").at("compared"), 0);
-  EXPECT_FALSE(none.extra.at("summary").contains("geomean_speedup"));
+  EXPECT_FALSE(none.extra.contains("summary"));
+  EXPECT_TRUE(none.scenarios[2].extra.contains("loss_parity"));  // needs no baseline
+
+  auto alone = make_run("alone", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
+  annotate_run(alone);
+  EXPECT_EQ(alone.extra.at("summary").at("compared"), 0);
+  EXPECT_DOUBLE_EQ(alone.extra.at("summary").at("geomean_speedup").get<double>(), 1.0);
 }
 
 TEST(StepTimeSpeedup, FallsBackToDistributionsWithoutSamples) {
@@ -257,6 +263,24 @@ TEST(NoiseFloor, RoundTripAndBadFiles) {
   EXPECT_THROW(load_noise_floor((dir / "other.json").string()), InputError);
   EXPECT_THROW(load_noise_floor((dir / "missing.json").string()), InputError);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// The sections annotate_run writes must satisfy schema/results.schema.json.
+TEST(AnnotateRun, AnnotatedResultsMatchTheSchema) {
+  if (std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3 with the jsonschema module is not available";
+  const auto path = std::filesystem::temp_directory_path() / "tb_test_annotated_results.json";
+  auto run = mixed_precision_run();
+  annotate_run(run);
+  save_results(run, path.string());
+  const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
+                          TB_SOURCE_DIR + "/schema/results.schema.json " + path.string();
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::filesystem::remove(path);
 }
 
 }  // namespace
