@@ -1,5 +1,6 @@
 #include "harness/core/history.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -169,6 +170,26 @@ TEST_F(HistoryTest, HistoryCommandListsRunsAndTrend) {
   out.str("");
   ASSERT_EQ(cmd_history({"--db", db_, "--limit", "1"}, out, err), 0);
   EXPECT_EQ(out.str().find("r1"), std::string::npos);
+}
+
+TEST_F(HistoryTest, HistoryCommandOutputMatchesGolden) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_}, out, err), 0) << err.str();
+  out << "----\n";
+  ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
+  const std::filesystem::path golden = std::filesystem::path(TB_SOURCE_DIR) / "tests/golden/history_output.txt";
+  if (std::getenv("TB_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << out.str();
+    GTEST_SKIP() << "golden file updated: " << golden;
+  }
+  std::ifstream in(golden);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(out.str(), expected.str()) << "regenerate with TB_UPDATE_GOLDEN=1";
 }
 
 TEST_F(HistoryTest, HistoryCommandRecordsAndRejectsBadInput) {
