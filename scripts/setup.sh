@@ -37,7 +37,7 @@ tb_python() {
 tb_install_torch() {
   if [ -n "${TRAINBENCH_PYTHON:-}" ]; then return 0; fi
   if [ -x "$TB_VENV/bin/python" ] &&
-     "$TB_VENV/bin/python" -c "import torch,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') else 1)" 2>/dev/null; then
+     "$TB_VENV/bin/python" -c "import torch,scipy,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') else 1)" 2>/dev/null; then
     return 0
   fi
   tb_log "installing torch==$TB_TORCH_VERSION (LibTorch) into $TB_VENV (first use only)"
@@ -45,7 +45,7 @@ tb_install_torch() {
   py=$(command -v python3)
   mkdir -p "$(dirname "$TB_VENV")"
   "$py" -m venv "$TB_VENV"
-  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" numpy >&2
+  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" numpy scipy >&2
 }
 
 tb_configure_and_build() {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "harness/core/error.hpp"
 
@@ -9,7 +10,22 @@ namespace tb {
 
 namespace {
 constexpr const char* kStatusNames[] = {"ok", "skipped", "failed", "oom"};
+
+// JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
+// outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j.at(key).get<double>();
 }
+
+std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
+  std::vector<double> out;
+  if (!j.contains(key)) return out;
+  for (const auto& v : j.at(key))
+    out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+  return out;
+}
+}  // namespace
 
 const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }
 
@@ -100,8 +116,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.samples_per_s = m.value("samples_per_s", 0.0);
   r.tokens_per_s = m.value("tokens_per_s", 0.0);
   if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
-  r.loss_start = m.value("loss_start", 0.0);
-  r.loss_end = m.value("loss_end", 0.0);
+  r.loss_start = number_or_nan(m, "loss_start");
+  r.loss_end = number_or_nan(m, "loss_end");
   r.skipped_steps = m.value("skipped_steps", std::int64_t{0});
   r.final_loss_scale = m.value("final_loss_scale", 0.0);
   if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
@@ -109,7 +125,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
     r.step_times_s = s.value("step_time_s", std::vector<double>{});
-    r.loss_curve = s.value("loss", std::vector<double>{});
+    r.loss_curve = numbers_or_nan(s, "loss");
   }
   r.extra = j.value("extra", nlohmann::json::object());
 }

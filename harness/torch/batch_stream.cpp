@@ -4,6 +4,7 @@
 
 #include <torch/data/dataloader.h>
 #include <torch/data/datasets/base.h>
+#include <torch/data/datasets/map.h>
 #include <torch/data/samplers/random.h>
 #include <torch/data/transforms/stack.h>
 

@@ -1,0 +1,69 @@
+// trainbench-needs-torch
+// The harness's own per-step overhead: Trainer::step (phase timers, NVTX ranges, loss kept on the
+// device, scaler plumbing) against a bare LibTorch loop of the same model, data and optimizer.
+// Both pull batches through the same torch::data DataLoader. Target: under 2% on the smallest
+// model on the CPU. Run with --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
+// and compare the medians.
+#include <benchmark/benchmark.h>
+
+#include <torch/nn/module.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include "harness/torch/batch_stream.hpp"
+#include "harness/torch/registry.hpp"
+#include "harness/torch/trainer.hpp"
+
+namespace {
+
+struct Fixture {
+  tb::ScenarioParams params;
+  std::shared_ptr<tb::SampleSource> source;
+  std::unique_ptr<tb::TrainableModel> model;
+  std::unique_ptr<tb::BatchStream> stream;
+
+  explicit Fixture(int batch) {
+    params.model = "mlp";
+    params.batch = batch;
+    params.effective_batch = batch;
+    torch::manual_seed(1);
+    source = tb::Registry::instance().dataset("synthetic").factory(
+        {{{"samples", 4096}, {"features", 512}, {"classes", 10}}, 1});
+    model = tb::Registry::instance().model("mlp").factory({{"hidden", 256}}, source->info());
+    stream = std::make_unique<tb::BatchStream>(source, batch, 0);
+  }
+};
+
+void BM_BareLoop(benchmark::State& state) {
+  Fixture f(static_cast<int>(state.range(0)));
+  torch::optim::Adam optimizer(f.model->module().parameters(), torch::optim::AdamOptions(1e-3));
+  f.model->module().train();
+  torch::data::Example<> batch;
+  for (auto _ : state) {
+    f.stream->next(batch);
+    auto loss = f.model->loss(f.model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    optimizer.zero_grad();
+    benchmark::DoNotOptimize(loss.item<float>());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void BM_HarnessStep(benchmark::State& state) {
+  Fixture f(static_cast<int>(state.range(0)));
+  tb::Trainer trainer(f.params, *f.model, *f.stream, c10::Device(c10::kCPU));
+  tb::StepSample sample;
+  for (auto _ : state) {
+    trainer.step(sample);
+    benchmark::DoNotOptimize(sample.loss);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+BENCHMARK(BM_BareLoop)->Arg(64)->MinTime(1.0)->UseRealTime();
+BENCHMARK(BM_HarnessStep)->Arg(64)->MinTime(1.0)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

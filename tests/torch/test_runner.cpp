@@ -1,0 +1,140 @@
+// The matrix runner end to end on the CPU: a tiny matrix runs, results.json validates against the
+// schema, one failing scenario does not sink the rest, modes the CPU cannot run are skipped with
+// a reason, an injected out-of-memory error is recorded as "oom" and later scenarios still run,
+// and the command line's exit codes hold.
+#include <gtest/gtest.h>
+
+#include <c10/util/Exception.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/matrix.hpp"
+#include "harness/core/results.hpp"
+#include "harness/torch/runner.hpp"
+
+namespace tb {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  const auto dir = fs::path(TB_BINARY_DIR) / "test-runs" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+nlohmann::json tiny_matrix() {
+  return nlohmann::json::parse(R"({
+    "name": "tiny",
+    "model": "mlp",
+    "device": "cpu",
+    "dataset_options": {"samples": 256, "features": 32},
+    "model_options": {"hidden": 32},
+    "steps": {"warmup": 1, "min": 3, "max": 5, "target_rel_ci": 0.5, "time_budget_s": 1},
+    "axes": {"precision": ["fp32", "amp_fp16", "amp_bf16"], "accumulation": [1, 2], "batch": [16]}
+  })");
+}
+
+int run_shell(const std::string& cmd) {
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(Runner, TinyMatrixRunsSkipsAndValidates) {
+  const auto dir = temp_dir("tiny");
+  const auto spec = parse_matrix(tiny_matrix(), "tiny.json", default_parse_options());
+  RunOptions options;
+  options.out_dir = dir.string();
+  options.formats = {"md", "csv", "html", "gbench"};
+  const auto run = run_matrix(spec, options);
+  ASSERT_EQ(run.scenarios.size(), 6u);
+  int ok = 0, skipped = 0;
+  for (const auto& s : run.scenarios) {
+    if (s.params.precision == Precision::amp_fp16) {
+      EXPECT_EQ(s.status, ScenarioStatus::skipped) << s.id;
+      EXPECT_FALSE(s.message.empty());
+      ++skipped;
+    } else {
+      ASSERT_EQ(s.status, ScenarioStatus::ok) << s.id << ": " << s.message;
+      EXPECT_GE(s.measured_steps, 3);
+      EXPECT_LE(s.measured_steps, 5);
+      EXPECT_GT(s.samples_per_s, 0);
+      EXPECT_EQ(s.phases.size(), 5u);
+      EXPECT_EQ(s.loss_curve.size(), static_cast<std::size_t>(s.warmup_steps + s.measured_steps));
+      EXPECT_GT(s.memory.peak_rss_bytes, 0);
+      ++ok;
+    }
+  }
+  EXPECT_EQ(ok, 4);
+  EXPECT_EQ(skipped, 2);
+  EXPECT_EQ(run.baseline_id, "mlp/fp32/w0/a1/b16");
+  for (const char* f : {"results.json", "report.md", "results.csv", "report.html", "gbench.json"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  const std::string validate = std::string("python3 ") + TB_SOURCE_DIR +
+                               "/scripts/validate_results.py " + TB_SOURCE_DIR +
+                               "/schema/results.schema.json " + (dir / "results.json").string();
+  const int rc = run_shell(validate);
+  if (rc == 2) GTEST_SKIP() << "python3 jsonschema not installed";
+  EXPECT_EQ(rc, 0) << validate;
+  const auto loaded = load_results((dir / "results.json").string());
+  EXPECT_EQ(loaded.scenarios.size(), 6u);
+}
+
+TEST(Runner, FailureAndInjectedOomDoNotSinkTheMatrix) {
+  const auto dir = temp_dir("oom");
+  auto j = tiny_matrix();
+  j["axes"] = {{"model", {"mlp", "transformer"}}, {"batch", {16}}, {"workers", {0, 1}}};
+  // The transformer on the mlp's synthetic features cannot run: recorded as failed.
+  j["dataset"] = "synthetic";
+  const auto spec = parse_matrix(j, "oom.json", default_parse_options());
+  RunOptions options;
+  options.out_dir = dir.string();
+  int oom_thrown = 0;
+  options.test_hook = [&](const ScenarioParams& p, int step) {
+    if (p.model == "mlp" && p.workers == 0 && step == 2) {
+      ++oom_thrown;
+      TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out of memory (test hook)");
+    }
+  };
+  const auto run = run_matrix(spec, options);
+  ASSERT_EQ(run.scenarios.size(), 4u);
+  EXPECT_EQ(oom_thrown, 1);
+  EXPECT_EQ(run.scenarios[0].status, ScenarioStatus::oom);
+  EXPECT_NE(run.scenarios[0].message.find("injected"), std::string::npos);
+  EXPECT_EQ(run.scenarios[1].status, ScenarioStatus::ok) << run.scenarios[1].message;
+  EXPECT_EQ(run.scenarios[2].status, ScenarioStatus::failed);
+  EXPECT_EQ(run.scenarios[3].status, ScenarioStatus::failed);
+  // Saved after every scenario: the file holds all four.
+  EXPECT_EQ(load_results((dir / "results.json").string()).scenarios.size(), 4u);
+}
+
+TEST(Runner, MemoryBudgetTurnsOverBudgetScenarioIntoOom) {
+  const auto dir = temp_dir("budget");
+  auto j = tiny_matrix();
+  j["axes"] = {{"batch", {16}}};
+  const auto spec = parse_matrix(j, "budget.json", default_parse_options());
+  RunOptions options;
+  options.out_dir = dir.string();
+  options.memory_budget_bytes = 1 << 20;  // 1 MiB: the process alone is larger
+  const auto run = run_matrix(spec, options);
+  ASSERT_EQ(run.scenarios.size(), 1u);
+  EXPECT_EQ(run.scenarios[0].status, ScenarioStatus::oom);
+  EXPECT_NE(run.scenarios[0].message.find("memory budget"), std::string::npos);
+}
+
+TEST(Cli, ExitCodesAndListing) {
+  const std::string bin = TB_TRAINBENCH_BIN;
+  const std::string src = TB_SOURCE_DIR;
+  EXPECT_EQ(run_shell(bin + " list " + src + "/scenarios/quick.json > /dev/null"), 0);
+  EXPECT_EQ(run_shell(bin + " list " + src + "/tests/fixtures/matrices/malformed.json 2>/dev/null"), 2);
+  EXPECT_EQ(run_shell(bin + " list /nonexistent.json 2>/dev/null"), 2);
+  EXPECT_EQ(run_shell(bin + " run --bogus 2>/dev/null"), 2);
+  EXPECT_EQ(run_shell(bin + " nonsense 2>/dev/null"), 2);
+  EXPECT_EQ(run_shell(bin + " models > /dev/null"), 0);
+}
+
+}  // namespace
+}  // namespace tb
