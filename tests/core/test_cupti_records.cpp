@@ -295,6 +295,18 @@ TEST(ProfileSummary, WithoutStepSpansUsesTheActivityExtent) {
   EXPECT_NEAR(s.unattributed_s, 85e-6, 1e-12);  // no phases: every duration, 20+20+10+25+10
 }
 
+TEST(ProfileSummary, StepsWithoutIndexAreNumberedInOrder) {
+  std::vector<tbp::HostSpan> spans = {
+      {0, "step", tbp::kCategoryStep, 0, 100 * kUs, -1},
+      {0, "step", tbp::kCategoryStep, 100 * kUs, 200 * kUs, -1},
+  };
+  const auto s = tbp::summarize(window_records(), spans);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(s.steps[0].step, 0);
+  EXPECT_EQ(s.steps[1].step, 1);
+  EXPECT_NEAR(s.steps[0].gpu_busy_s, 45e-6, 1e-12);
+}
+
 TEST(GpuActivity, ShiftAndDemangle) {
   auto r = window_records();
   tbp::shift_timestamps(r, 1'000'000);
