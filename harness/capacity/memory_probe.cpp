@@ -38,8 +38,10 @@ PeakRssProbe::~PeakRssProbe() {
 
 void PeakRssProbe::reset() {
   if (!sampling_) {
-    std::ofstream clear("/proc/self/clear_refs");
-    if (clear && (clear << "5").flush()) return;
+    if (!force_sampling_) {
+      std::ofstream clear("/proc/self/clear_refs");
+      if (clear && (clear << "5").flush()) return;
+    }
     start_sampler();
   }
   sampled_peak_ = current_rss_bytes();
@@ -50,17 +52,23 @@ void PeakRssProbe::start_sampler() {
   sampling_ = true;
   sampler_ = std::thread([this] {
     while (!stop_) {
-      const std::int64_t now = current_rss_bytes();
-      std::int64_t seen = sampled_peak_.load();
-      while (now > seen && !sampled_peak_.compare_exchange_weak(seen, now)) {
-      }
+      raise_sampled_peak(current_rss_bytes());
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
 }
 
+void PeakRssProbe::raise_sampled_peak(std::int64_t now) const {
+  std::int64_t seen = sampled_peak_.load();
+  while (now > seen && !sampled_peak_.compare_exchange_weak(seen, now)) {
+  }
+}
+
 std::int64_t PeakRssProbe::peak_rss_bytes() const {
-  if (sampling_) return std::max(sampled_peak_.load(), current_rss_bytes());
+  if (sampling_) {
+    raise_sampled_peak(current_rss_bytes());
+    return sampled_peak_.load();
+  }
   return read_proc_status_bytes("VmHWM");
 }
 

@@ -15,7 +15,8 @@ namespace tb::capacity {
 // tells which mode is active).
 class PeakRssProbe {
  public:
-  PeakRssProbe() = default;
+  enum class Mode { automatic, sampling };  // sampling: never use clear_refs (tests, odd kernels)
+  explicit PeakRssProbe(Mode mode = Mode::automatic) : force_sampling_(mode == Mode::sampling) {}
   ~PeakRssProbe();
   PeakRssProbe(const PeakRssProbe&) = delete;
   PeakRssProbe& operator=(const PeakRssProbe&) = delete;
@@ -30,10 +31,12 @@ class PeakRssProbe {
 
  private:
   void start_sampler();
+  void raise_sampled_peak(std::int64_t now) const;
 
+  bool force_sampling_ = false;
   std::atomic<bool> sampling_{false};
   std::atomic<bool> stop_{false};
-  std::atomic<std::int64_t> sampled_peak_{0};
+  mutable std::atomic<std::int64_t> sampled_peak_{0};  // raised by queries too
   std::thread sampler_;
 };
 
