@@ -23,6 +23,7 @@
 #include "harness/torch/profile_pass.hpp"
 #include "harness/torch/run_finish.hpp"
 #include "harness/torch/trainer.hpp"
+#include "harness/torch/utilization_pass.hpp"
 
 namespace tb {
 
@@ -194,6 +195,7 @@ ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options,
   r.skipped_steps = trainer.scaler().skipped_steps();
   r.final_loss_scale = trainer.scaler().enabled() ? trainer.scaler().scale_value() : 0.0;
 
+  r.extra["dataset"] = {{"samples", source->size()}};
   const auto layers = model->layers_per_sample();
   if (!layers.empty()) r.extra["flops_per_sample"] = capacity::count_flops(layers);
 
@@ -282,6 +284,12 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
       out->flush();
     }
     if (!results_path.empty()) save_results(run, results_path);
+  }
+  if (options.progress) *options.progress << "measuring matmul peaks for utilization ...\n";
+  try {
+    add_utilization(run, spec);
+  } catch (const std::exception& e) {
+    if (options.progress) *options.progress << "trainbench: warning: utilization: " << e.what() << "\n";
   }
   finish_run(run, options);
   return run;

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/core/error.hpp"
 #include "harness/core/results.hpp"
 
@@ -184,10 +186,19 @@ TEST_F(ResultsSchema, ViolationsAreRejected) {
   write("verdict.json", bad_verdict.dump());
   EXPECT_EQ(validate(path("verdict.json")), 1);
 
+  // A timing sample is never missing: null (how nlohmann writes NaN) is rejected there.
+  json nan_time = j;
+  nan_time["scenarios"][0]["samples"]["step_time_s"][1] = nullptr;
+  write("nan_time.json", nan_time.dump());
+  EXPECT_EQ(validate(path("nan_time.json")), 1);
+
+  // A diverged loss is a real outcome (fp16 without scaling): null is valid and reads as NaN.
   json nan_loss = j;
-  nan_loss["scenarios"][0]["samples"]["loss"][2] = nullptr;  // how nlohmann writes NaN
+  nan_loss["scenarios"][0]["samples"]["loss"][2] = nullptr;
   write("nan.json", nan_loss.dump());
-  EXPECT_EQ(validate(path("nan.json")), 1);
+  EXPECT_EQ(validate(path("nan.json")), 0) << last_log_;
+  const RunResult loaded = load_results(path("nan.json"));
+  EXPECT_TRUE(std::isnan(loaded.scenarios[0].loss_curve[2]));
 }
 
 TEST_F(ResultsSchema, LoadRoundTripsEveryField) {

@@ -68,6 +68,8 @@ struct ModelCase {
   nlohmann::json model_options;
 };
 
+void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.model; }
+
 class EveryModel : public ::testing::TestWithParam<ModelCase> {};
 
 TEST_P(EveryModel, LossFallsAndPhasesAddUp) {

@@ -1,0 +1,76 @@
+#include "harness/torch/utilization_pass.hpp"
+
+#include <map>
+
+#include "harness/capacity/flops.hpp"
+#include "harness/capacity/projection.hpp"
+#include "harness/capacity/utilization.hpp"
+#include "harness/core/error.hpp"
+#include "harness/torch/peak_flops.hpp"
+
+namespace tb {
+
+namespace {
+
+struct MeasuredPeak {
+  std::optional<double> flops_per_s;
+  std::string detail;
+};
+
+std::string gpu_name(const RunResult& run) {
+  const auto& gpus = run.environment.value("gpu", nlohmann::json::array());
+  return gpus.empty() ? std::string() : gpus.front().value("name", "");
+}
+
+}  // namespace
+
+void add_utilization(RunResult& run, const MatrixSpec& spec) {
+  const nlohmann::json cap = spec.capacity.is_object() ? spec.capacity : nlohmann::json::object();
+  const bool measure = cap.value("measure_peak", true);
+  std::optional<capacity::TargetSpec> target;
+  if (cap.contains("target")) {
+    const auto& t = cap.at("target");
+    target = capacity::parse_target(t.is_string() ? t.get<std::string>() : t.dump(), "capacity.target");
+  }
+  capacity::ProjectionOptions projection_options;
+  projection_options.num_devices = cap.value("devices", 1);
+  if (cap.contains("price_per_device_hour"))
+    projection_options.price_per_device_hour = cap.at("price_per_device_hour").get<double>();
+  if (cap.contains("avg_power_watts"))
+    projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
+
+  std::map<std::pair<std::string, Precision>, MeasuredPeak> peaks;
+  run.extra["peaks"] = nlohmann::json::array();
+  for (auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok || !s.extra.contains("flops_per_sample")) continue;
+    const auto per_sample = s.extra.at("flops_per_sample").get<capacity::FlopCount>();
+    const auto key = std::make_pair(s.params.device, s.params.precision);
+    if (!peaks.count(key)) {
+      MeasuredPeak m;
+      if (measure) {
+        try {  // measured once per device and precision, outside every timed region
+          const auto peak = capacity::measure_matmul_peak(s.params.device, s.params.precision);
+          m.flops_per_s = peak.flops_per_s;
+          m.detail = capacity::describe(peak);
+          run.extra["peaks"].push_back(
+              {{"device", s.params.device}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
+        } catch (const std::exception& e) {
+          m.detail = e.what();
+        }
+      }
+      peaks[key] = m;
+    }
+    const auto& m = peaks[key];
+    const auto peak = capacity::choose_peak(m.flops_per_s, gpu_name(run), s.params.precision, m.detail);
+    std::optional<capacity::Projection> projection;
+    if (target) {
+      const auto dataset_size = s.extra.value("dataset", nlohmann::json::object()).value("samples", std::int64_t{0});
+      const double tokens = s.samples_per_s > 0 ? s.tokens_per_s / s.samples_per_s : 0;
+      const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
+      projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
+    }
+    s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
+  }
+}
+
+}  // namespace tb

@@ -1,0 +1,16 @@
+// After the timed scenarios: model FLOPs utilization against a matmul peak measured on the spot
+// (same device, same precision; a datasheet table only as a labelled fallback), and, when the
+// matrix names a training target, time-to-train, device-hours and cost per scenario.
+#pragma once
+#include "harness/core/matrix.hpp"
+#include "harness/core/results.hpp"
+
+namespace tb {
+
+// Fills scenario.extra["capacity"] for every ok scenario with a FLOP count and
+// run.extra["peaks"] with the peaks measured. Matrix keys read from "capacity":
+//   "target": "1e9 tokens" | "3 epochs" | "50000" (samples), "devices": N,
+//   "price_per_device_hour": X, "avg_power_watts": W, "measure_peak": true
+void add_utilization(RunResult& run, const MatrixSpec& spec);
+
+}  // namespace tb
