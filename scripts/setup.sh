@@ -17,6 +17,8 @@ TB_APT_PACKAGES=(cmake ninja-build ccache g++ nlohmann-json3-dev libgtest-dev li
 tb_log() { printf '[trainbench] %s\n' "$*" >&2; }
 
 tb_install_apt() {
+  # The GPU machine has no package registry: scripts/device-check.sh carries unpacked .debs.
+  [ -n "${TRAINBENCH_SKIP_APT:-}" ] && return 0
   local missing=()
   for p in "${TB_APT_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -57,7 +59,7 @@ tb_configure_and_build() {
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
   if [ ! -f "$TB_BUILD/build.ninja" ]; then
     tb_log "configuring $TB_BUILD"
-    cmake -S "$TB_ROOT" -B "$TB_BUILD" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    cmake -S "$TB_ROOT" -B "$TB_BUILD" -G Ninja -DCMAKE_PREFIX_PATH="$prefix${TRAINBENCH_EXTRA_PREFIX:+;$TRAINBENCH_EXTRA_PREFIX}" \
       ${TRAINBENCH_CMAKE_ARGS:-} >"$TB_BUILD.configure.log" 2>&1 ||
       { cat "$TB_BUILD.configure.log" >&2; return 1; }
   fi

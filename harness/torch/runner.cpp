@@ -206,8 +206,14 @@ ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options,
 
   // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
   if (profile_pass.enabled() && !options.out_dir.empty())
-    r.extra["profile"] = profile_pass.run(trainer, device, options.out_dir,
-                                          trace_stem.empty() ? safe_file_stem(r.id) : trace_stem);
+  {
+    auto profile = profile_pass.run(trainer, device, options.out_dir,
+                                    trace_stem.empty() ? safe_file_stem(r.id) : trace_stem);
+    if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
+      profile["overhead_vs_timed"] =
+          profile["window_step_time_s"].get<double>() / r.step_time_s.median - 1.0;
+    r.extra["profile"] = std::move(profile);
+  }
 
   r.wall_s = std::chrono::duration<double>(Clock::now() - wall_start).count();
   return r;
