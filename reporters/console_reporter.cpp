@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reporters/capacity_tables.hpp"
 #include "reporters/report_format.hpp"
 #include "reporters/report_views.hpp"
 
@@ -44,6 +45,30 @@ void print_table(std::ostream& os, const std::vector<Column>& cols, const std::v
   for (auto w : width) total += w;
   os << std::string(total, '-') << '\n';
   for (const auto& r : rows) line(r, false);
+}
+
+void print_table(std::ostream& os, const report::TextTable& t) {
+  std::vector<Column> cols;
+  for (std::size_t c = 0; c < t.titles.size(); ++c) cols.push_back({t.titles[c], t.right[c]});
+  print_table(os, cols, t.rows);
+}
+
+void print_capacity(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = scenario_capacity_table(run);
+  const RunCapacityView capacity = run_capacity_of(run);
+  if (scenarios.empty() && capacity.empty()) return;
+  os << "\nCapacity\n";
+  if (!scenarios.empty()) print_table(os, scenarios);
+  const std::string limit = memory_limit_note(capacity);
+  if (!capacity.batch_search.empty()) {
+    os << "\nbatch-size search" << (limit.empty() ? "" : ", " + limit) << '\n';
+    print_table(os, batch_search_table(capacity));
+  }
+  if (!capacity.memory_fit.empty()) {
+    os << "\nmemory model, peak = fixed + per sample × batch\n";
+    print_table(os, memory_fit_table(capacity));
+  }
 }
 
 }  // namespace
@@ -94,6 +119,8 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     os << "WARNING loss parity: " << s.id << " drifted " << percent(lp->rel_drift, 2)
        << "% from " << lp->reference_id << " (tolerance " << percent(lp->tolerance, 2) << "%)\n";
   }
+
+  print_capacity(os, run);
 
   const auto counts = status_counts(run);
   os << "\ngeomean speedup ";

@@ -1,5 +1,6 @@
 #include "reporters/markdown_reporter.hpp"
 
+#include "reporters/capacity_tables.hpp"
 #include "reporters/report_format.hpp"
 #include "reporters/report_views.hpp"
 
@@ -30,6 +31,74 @@ void flatten(const nlohmann::json& j, const std::string& prefix,
   } else {
     out.emplace_back(prefix, j.dump());
   }
+}
+
+// Link targets must not contain spaces or parentheses.
+std::string link_target(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ') out += "%20";
+    else if (c == '(') out += "%28";
+    else if (c == ')') out += "%29";
+    else out += c;
+  }
+  return out;
+}
+
+// A table whose first `code_columns` columns hold identifiers shown as code.
+void write_table(std::ostream& os, const report::TextTable& t, std::size_t code_columns = 0) {
+  os << '|';
+  for (const auto& title : t.titles) os << ' ' << cell(title) << " |";
+  os << "\n|";
+  for (bool right : t.right) os << (right ? "--:|" : "---|");
+  os << '\n';
+  for (const auto& row : t.rows) {
+    os << '|';
+    for (std::size_t c = 0; c < row.size(); ++c)
+      os << ' ' << (c < code_columns && row[c] != "-" ? code(row[c]) : cell(row[c])) << " |";
+    os << '\n';
+  }
+}
+
+void render_capacity(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = scenario_capacity_table(run);
+  const RunCapacityView capacity = run_capacity_of(run);
+  if (scenarios.empty() && capacity.empty()) return;
+  os << "\n#### Capacity\n";
+  if (!scenarios.empty()) {
+    os << '\n';
+    write_table(os, scenarios, 1);
+  }
+  const std::string limit = memory_limit_note(capacity);
+  if (!capacity.batch_search.empty()) {
+    os << "\nBatch-size search" << (limit.empty() ? "" : ", " + limit) << ":\n\n";
+    write_table(os, batch_search_table(capacity));
+  }
+  if (!capacity.memory_fit.empty()) {
+    os << "\nMemory model, peak = fixed + per sample × batch:\n\n";
+    write_table(os, memory_fit_table(capacity));
+  }
+}
+
+void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  TextTable t;
+  t.titles = {"scenario", "window steps", "overhead vs timed", "traces"};
+  t.right = {false, true, true, false};
+  for (const auto& s : run.scenarios) {
+    const auto p = profile_of(s);
+    if (!p) continue;
+    std::string traces;
+    for (const auto& [kind, path] : p->traces)
+      traces += (traces.empty() ? "" : " · ") + ("[" + kind + "](" + link_target(trace_link(ctx, path)) + ")");
+    t.rows.push_back({s.id, p->window_steps ? std::to_string(*p->window_steps) : "-",
+                      p->overhead_vs_timed ? signed_percent(*p->overhead_vs_timed) : "-",
+                      traces.empty() ? "-" : traces});
+  }
+  if (t.empty()) return;
+  os << "\n#### Profiling\n\nTraces open in https://ui.perfetto.dev or chrome://tracing.\n\n";
+  write_table(os, t, 1);
 }
 
 }  // namespace
@@ -103,6 +172,9 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
     os << phase_shares(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
   }
+
+  render_capacity(os, run);
+  render_profiling(os, run, ctx);
 
   if (run.environment.is_object() && !run.environment.empty()) {
     std::vector<std::pair<std::string, std::string>> env;

@@ -1,5 +1,6 @@
 #include "reporters/report_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -41,6 +42,36 @@ std::string bytes(std::int64_t n) {
 std::string rate(double per_s) {
   if (per_s <= 0) return "-";
   return fixed(per_s, per_s >= 100 ? 1 : 3);
+}
+
+std::string significant(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  if (value == 0.0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::max(0, digits - 1 - magnitude);
+  std::string s = fixed(value, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string si_count(double value) {
+  if (!std::isfinite(value)) return "-";
+  static const struct {
+    double scale;
+    const char* suffix;
+  } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& u : units)
+    if (std::fabs(value) >= u.scale) return significant(value / u.scale) + u.suffix;
+  return significant(value);
+}
+
+std::string signed_percent(double share, int digits) {
+  if (!std::isfinite(share)) return "-";
+  const std::string p = percent(share, digits);
+  return (p[0] == '-' ? p : "+" + p) + "%";
 }
 
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }

@@ -19,6 +19,13 @@ std::string percent(double share, int digits = 0);
 std::string bytes(std::int64_t n);
 // Large rates with thousands grouping kept simple: 15282.2 -> "15282.2".
 std::string rate(double per_s);
+// `digits` significant digits without exponent or trailing zeros: 0.00474 -> "0.00474",
+// 5.82 -> "5.82", 10.0 -> "10", 1234.4 -> "1234"; 0 -> "0"; non-finite -> "-".
+std::string significant(double value, int digits = 3);
+// Counts with an SI suffix: 1e8 -> "100M", 4.74e6 -> "4.74M", 2500 -> "2.5k", 12 -> "12".
+std::string si_count(double value);
+// Signed percent of a share: 0.032 -> "+3.2%", -0.01 -> "-1.0%".
+std::string signed_percent(double share, int digits = 1);
 // "1.19x".
 std::string times(double ratio);
 // Pads or truncates to a width (left-aligned unless right is true).

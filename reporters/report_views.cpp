@@ -1,6 +1,7 @@
 #include "reporters/report_views.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "reporters/report_format.hpp"
@@ -25,6 +26,34 @@ const nlohmann::json* section(const nlohmann::json& extra, const char* key) {
   if (!extra.is_object()) return nullptr;
   auto it = extra.find(key);
   return (it != extra.end() && it->is_object()) ? &*it : nullptr;
+}
+
+std::optional<double> optional_number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::int64_t integer(const nlohmann::json& j, const char* key) {
+  return static_cast<std::int64_t>(std::llround(number(j, key)));
+}
+
+bool flag(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return false;
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+// The object entries of an array-valued key ({} and non-objects skipped).
+std::vector<const nlohmann::json*> entries(const nlohmann::json* parent, const char* key) {
+  std::vector<const nlohmann::json*> out;
+  if (parent == nullptr) return out;
+  auto it = parent->find(key);
+  if (it == parent->end() || !it->is_array()) return out;
+  for (const auto& e : *it)
+    if (e.is_object()) out.push_back(&e);
+  return out;
 }
 
 }  // namespace
@@ -92,6 +121,69 @@ std::map<std::string, std::string> traces_of(const ScenarioResult& s) {
   for (const auto& [kind, path] : it->items())
     if (path.is_string() && !path.get<std::string>().empty()) traces[kind] = path.get<std::string>();
   return traces;
+}
+
+std::optional<ProfileView> profile_of(const ScenarioResult& s) {
+  const auto* p = section(s.extra, "profile");
+  if (p == nullptr) return std::nullopt;
+  ProfileView v;
+  v.traces = traces_of(s);
+  if (auto w = optional_number(*p, "window_steps")) v.window_steps = static_cast<std::int64_t>(std::llround(*w));
+  v.overhead_vs_timed = optional_number(*p, "overhead_vs_timed");
+  return v;
+}
+
+std::optional<ScenarioCapacityView> capacity_of(const ScenarioResult& s) {
+  const auto* c = section(s.extra, "capacity");
+  if (c == nullptr) return std::nullopt;
+  ScenarioCapacityView v;
+  if (const auto* f = section(*c, "flops_per_sample")) v.flops_per_sample = optional_number(*f, "total");
+  v.achieved_flops_per_s = number(*c, "achieved_flops_per_s");
+  v.peak_flops_per_s = number(*c, "peak_flops_per_s");
+  v.mfu = number(*c, "mfu");
+  v.peak_source = text(*c, "peak_source");
+  if (const auto* p = section(*c, "projection")) {
+    ProjectionView pv;
+    pv.target_samples = number(*p, "target_samples");
+    pv.time_s = number(*p, "time_s");
+    pv.ci_low_s = number(*p, "ci_low_s", pv.time_s);
+    pv.ci_high_s = number(*p, "ci_high_s", pv.time_s);
+    pv.device_hours = number(*p, "device_hours");
+    pv.cost = optional_number(*p, "cost");
+    v.projection = pv;
+  }
+  return v;
+}
+
+RunCapacityView run_capacity_of(const RunResult& run) {
+  RunCapacityView v;
+  const auto* c = section(run.extra, "capacity");
+  if (c == nullptr) return v;
+  v.memory_limit_bytes = integer(*c, "memory_limit_bytes");
+  v.limit_source = text(*c, "limit_source");
+  for (const auto* e : entries(c, "batch_search")) {
+    BatchSearchView b;
+    b.model = text(*e, "model");
+    b.precision = text(*e, "precision");
+    b.max_batch = integer(*e, "max_batch");
+    b.best_batch = integer(*e, "best_batch");
+    b.best_samples_per_s = number(*e, "best_samples_per_s");
+    b.hit_limit = flag(*e, "hit_limit");
+    for (const auto* p : entries(e, "probes")) b.probes.emplace_back(integer(*p, "batch"), flag(*p, "fits"));
+    v.batch_search.push_back(std::move(b));
+  }
+  for (const auto* e : entries(c, "memory_fit")) {
+    MemoryFitView m;
+    m.model = text(*e, "model");
+    m.precision = text(*e, "precision");
+    m.fixed_bytes = number(*e, "fixed_bytes");
+    m.per_sample_bytes = number(*e, "per_sample_bytes");
+    m.r2 = optional_number(*e, "r2");
+    if (auto limit = optional_number(*e, "memory_bytes")) m.memory_bytes = static_cast<std::int64_t>(*limit);
+    m.predicted_max_batch = integer(*e, "predicted_max_batch");
+    v.memory_fit.push_back(std::move(m));
+  }
+  return v;
 }
 
 std::string trace_link(const ReportContext& ctx, const std::string& trace_path) {

@@ -2,9 +2,11 @@
 // (comparison, loss_parity, summary, profile). Missing or malformed sections read as empty
 // optionals, so every reporter renders partial results the same way ("-").
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/core/results.hpp"
@@ -39,6 +41,51 @@ std::optional<GeomeanView> geomean_of(const RunResult& run);
 
 // extra.profile.traces as {"host": path, "kineto": path}, paths relative to the results dir.
 std::map<std::string, std::string> traces_of(const ScenarioResult& s);
+
+// extra.profile: the profiling pass of one scenario.
+struct ProfileView {
+  std::map<std::string, std::string> traces;  // kind -> path relative to the results dir
+  std::optional<std::int64_t> window_steps;
+  std::optional<double> overhead_vs_timed;  // window step time / timed median - 1
+};
+std::optional<ProfileView> profile_of(const ScenarioResult& s);
+
+// extra.capacity of one scenario (FLOPs, MFU and the optional time-to-train projection).
+struct ProjectionView {
+  double target_samples = 0, time_s = 0, ci_low_s = 0, ci_high_s = 0, device_hours = 0;
+  std::optional<double> cost;  // absent (or null) without a price
+};
+struct ScenarioCapacityView {
+  std::optional<double> flops_per_sample;  // flops_per_sample.total
+  double achieved_flops_per_s = 0, peak_flops_per_s = 0, mfu = 0;
+  std::string peak_source;
+  std::optional<ProjectionView> projection;
+};
+std::optional<ScenarioCapacityView> capacity_of(const ScenarioResult& s);
+
+// run.extra.capacity: batch-size searches and memory fits, one entry per model and precision.
+struct BatchSearchView {
+  std::string model, precision;
+  std::int64_t max_batch = 0, best_batch = 0;  // 0: even the first probe did not fit
+  double best_samples_per_s = 0;
+  bool hit_limit = false;  // the search limit fit, so the true maximum may be larger
+  std::vector<std::pair<std::int64_t, bool>> probes;  // (batch, fits) in the order taken
+};
+struct MemoryFitView {
+  std::string model, precision;
+  double fixed_bytes = 0, per_sample_bytes = 0;
+  std::optional<double> r2;
+  std::optional<std::int64_t> memory_bytes;  // the limit this entry predicted for, if recorded
+  std::int64_t predicted_max_batch = 0;
+};
+struct RunCapacityView {
+  std::vector<BatchSearchView> batch_search;
+  std::vector<MemoryFitView> memory_fit;
+  std::int64_t memory_limit_bytes = 0;  // 0 when unknown
+  std::string limit_source;
+  bool empty() const { return batch_search.empty() && memory_fit.empty(); }
+};
+RunCapacityView run_capacity_of(const RunResult& run);
 
 // A trace path (relative to ctx.results_dir) made relative to ctx.report_dir.
 std::string trace_link(const ReportContext& ctx, const std::string& trace_path);

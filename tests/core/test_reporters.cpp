@@ -74,6 +74,113 @@ TEST(ConsoleReporter, ShowsReasonsAndGeomean) {
             std::string::npos);
 }
 
+// The fixture's transformer/fp32 scenario has mfu 0.129 and a 10M-sample projection of
+// 6718 s [6650, 6790.5]; its batch search found 512 (best 256) and its memory fit predicts 1040.
+TEST(MarkdownReporter, CapacitySectionFromTheResults) {
+  const std::string md = render("md", fixture_run());
+  ASSERT_NE(md.find("\n#### Capacity\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `transformer/fp32/w0/a1/b32` | 5.82 | 8.650 | 67.0 | measured | 12.90% | 10M | "
+                    "1.87 [1.85, 1.89] | 1.87 | 6.53 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("achieved TFLOP/s"), std::string::npos) << "one unit for the whole table";
+  EXPECT_NE(md.find("| transformer | amp_bf16 | 512 | 256 | 4213.7 | 32✓ 128✓ 256✓ 512✓ 1024✗ |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| transformer | amp_bf16 | 584.0 MiB | 136.9 MiB | 0.9994 | 1040 |"),
+            std::string::npos);
+  // Failed, skipped and oom scenarios never get a capacity row.
+  const auto capacity = md.substr(md.find("#### Capacity"));
+  EXPECT_EQ(capacity.find("b1024"), std::string::npos);
+}
+
+TEST(MarkdownReporter, ProfilingTableLinksTracesAndShowsOverhead) {
+  auto run = fixture_run();
+  run.scenarios[0].extra["profile"]["overhead_vs_timed"] = 0.0321;
+  std::ostringstream os;
+  ReportContext ctx{&os, "/runs/r1", "/runs/r1/reports"};
+  make_reporter("md")->render(run, ctx);
+  const std::string md = os.str();
+  ASSERT_NE(md.find("\n#### Profiling\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `mlp/fp32/w0/a1/b64` | 5 | +3.2% | [host](../traces/mlp_fp32_w0_a1_b64.json) · "
+                    "[kineto](../traces/mlp_fp32_w0_a1_b64.kineto.json) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `transformer/amp_bf16/w0/a1/b32` | 5 | - |"), std::string::npos);
+}
+
+TEST(ConsoleReporter, CapacitySectionFromTheResults) {
+  const std::string text = render("console", fixture_run());
+  ASSERT_NE(text.find("\nCapacity\n"), std::string::npos) << text;
+  const auto row = text.find("transformer/fp32/w0/a1/b32", text.find("\nCapacity\n"));
+  ASSERT_NE(row, std::string::npos);
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  EXPECT_NE(line.find("12.90%"), std::string::npos) << line;
+  EXPECT_NE(line.find("1.87 [1.85, 1.89]"), std::string::npos) << line;
+  EXPECT_NE(text.find("batch-size search"), std::string::npos);
+  EXPECT_NE(text.find("memory model"), std::string::npos);
+  // The capacity section sits above the closing geomean line.
+  EXPECT_LT(text.find("\nCapacity\n"), text.find("\ngeomean speedup"));
+}
+
+TEST(Reporters, CapacityEdgeCases) {
+  auto run = fixture_run();
+  auto& search = run.extra["capacity"]["batch_search"];
+  search[0]["hit_limit"] = true;
+  search.push_back({{"model", "mlp"}, {"precision", "fp32"}, {"max_batch", 0}, {"best_batch", 0},
+                    {"best_samples_per_s", 0.0}, {"probes", nlohmann::json::array({{{"batch", 64}, {"fits", false}}})}});
+  run.extra["capacity"]["memory_limit_bytes"] = std::int64_t{85899345920};
+  run.extra["capacity"]["limit_source"] = "budget";
+  run.extra["capacity"]["memory_fit"][0]["fixed_bytes"] = -1048576.0;
+  run.scenarios[0].extra["capacity"]["projection"]["cost"] = nullptr;
+  const std::string md = render("md", run);
+  EXPECT_NE(md.find("Batch-size search, memory limit 80.0 GiB (budget):"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ≥512 (search limit) | 256 |"), std::string::npos);
+  EXPECT_NE(md.find("| mlp | fp32 | none fits | - | - | 64✗ |"), std::string::npos);
+  EXPECT_NE(md.find("| -1.0 MiB | 136.9 MiB | 0.9994 | 1040 @ 80.0 GiB |"), std::string::npos);
+  EXPECT_NE(md.find("| `mlp/fp32/w0/a1/b64` | 0.00474 | 0.072 | 67.0 | measured | 0.11% | 100M | "
+                    "1.82 [1.80, 1.85] | 1.82 | - |"),
+            std::string::npos);
+
+  // Small numbers only: the table switches to GFLOP/s.
+  RunResult small;
+  small.run_id = "small";
+  ScenarioResult s;
+  s.id = "tiny";
+  s.status = ScenarioStatus::ok;
+  s.extra["capacity"] = {{"flops_per_sample", {{"total", 1.2e6}}},
+                         {"achieved_flops_per_s", 6.2e9},
+                         {"peak_flops_per_s", 2e11},
+                         {"peak_source", "table (fallback)"},
+                         {"mfu", 0.031}};
+  small.scenarios.push_back(s);
+  const std::string text = render("console", small);
+  EXPECT_NE(text.find("achieved GFLOP/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("6.200"), std::string::npos) << text;
+  EXPECT_NE(text.find("200.0  table (fallback)"), std::string::npos) << text;
+  EXPECT_NE(text.find("3.10%"), std::string::npos) << text;
+}
+
+TEST(Reporters, NoCapacityOrProfilingSectionsWithoutTheirResults) {
+  auto run = fixture_run();
+  run.extra.erase("capacity");
+  for (auto& s : run.scenarios) {
+    if (!s.extra.is_object()) continue;
+    s.extra.erase("capacity");
+    s.extra.erase("profile");
+  }
+  const std::string md = render("md", run);
+  EXPECT_EQ(md.find("Capacity"), std::string::npos) << md;
+  EXPECT_EQ(md.find("MFU"), std::string::npos);
+  EXPECT_EQ(md.find("Profiling"), std::string::npos);
+  const std::string text = render("console", run);
+  EXPECT_EQ(text.find("Capacity"), std::string::npos) << text;
+  EXPECT_EQ(text.find("MFU"), std::string::npos);
+  // A capacity object with nothing to show (only the limit) adds no section either.
+  run.extra["capacity"] = {{"memory_limit_bytes", 1024}, {"batch_search", nlohmann::json::array()}};
+  EXPECT_EQ(render("md", run).find("Capacity"), std::string::npos);
+  EXPECT_EQ(render("console", run).find("Capacity"), std::string::npos);
+}
+
 TEST(CsvReporter, QuotesPerRfc4180AndHasOneRowPerScenario) {
   EXPECT_EQ(CsvReporter::quote("plain"), "plain");
   EXPECT_EQ(CsvReporter::quote("a,b"), "\"a,b\"");

@@ -1,0 +1,29 @@
+// The capacity tables (per-scenario FLOPs/MFU/projection, batch-size search, memory model) as
+// plain-text cells, shared by the console and Markdown reporters so both show the same numbers.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/core/results.hpp"
+#include "reporters/report_views.hpp"
+
+namespace tb::report {
+
+struct TextTable {
+  std::vector<std::string> titles;
+  std::vector<bool> right;  // numeric columns are right-aligned
+  std::vector<std::vector<std::string>> rows;
+  bool empty() const { return rows.empty(); }
+};
+
+// One row per ok scenario with extra.capacity. All FLOP/s columns share one unit (TFLOP/s when
+// any value reaches 1e12, else GFLOP/s), named in the titles.
+TextTable scenario_capacity_table(const RunResult& run);
+// One row per run.extra.capacity.batch_search entry.
+TextTable batch_search_table(const RunCapacityView& capacity);
+// One row per run.extra.capacity.memory_fit entry (peak = fixed + per-sample x batch).
+TextTable memory_fit_table(const RunCapacityView& capacity);
+// "memory limit 80.0 GiB (device total)", or "" when the run did not record one.
+std::string memory_limit_note(const RunCapacityView& capacity);
+
+}  // namespace tb::report
