@@ -1,6 +1,8 @@
 #include "harness/torch/batch_stream.hpp"
 
+#include <atomic>
 #include <optional>
+#include <thread>
 
 #include <torch/data/dataloader.h>
 #include <torch/data/datasets/base.h>
@@ -9,6 +11,7 @@
 #include <torch/data/transforms/stack.h>
 
 #include "harness/core/error.hpp"
+#include "harness/profiling/host_recorder.hpp"
 
 namespace tb {
 
@@ -17,12 +20,26 @@ namespace {
 // Adapts the polymorphic SampleSource to torch::data's statically typed Dataset.
 class SourceDataset : public torch::data::datasets::Dataset<SourceDataset> {
  public:
-  explicit SourceDataset(std::shared_ptr<SampleSource> source) : source_(std::move(source)) {}
-  torch::data::Example<> get(std::size_t index) override { return source_->get(index); }
+  explicit SourceDataset(std::shared_ptr<SampleSource> source)
+      : source_(std::move(source)), owner_(std::this_thread::get_id()) {}
+  torch::data::Example<> get(std::size_t index) override {
+    name_worker_thread();
+    return source_->get(index);
+  }
   std::optional<std::size_t> size() const override { return source_->size(); }
 
  private:
+  // Worker threads show up in traces as "loader-N" (the main thread keeps its own name).
+  void name_worker_thread() const {
+    thread_local bool named = false;
+    if (named || std::this_thread::get_id() == owner_ || profiling::active_recorder() == nullptr) return;
+    static std::atomic<int> next{0};
+    profiling::HostRecorder::set_thread_name("loader-" + std::to_string(next.fetch_add(1)));
+    named = true;
+  }
+
   std::shared_ptr<SampleSource> source_;
+  std::thread::id owner_;
 };
 
 using StackedDataset =
