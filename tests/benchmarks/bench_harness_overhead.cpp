@@ -6,6 +6,10 @@
 // and compare the medians.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
 #include <torch/nn/module.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
@@ -61,8 +65,45 @@ void BM_HarnessStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// Paired: each iteration runs one bare step and one harness step back to back, so the drift of a
+// noisy machine hits both alike; the counter overhead_pct is median(harness) / median(bare) - 1.
+void BM_PairedOverhead(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  Fixture bare(batch), harnessed(batch);
+  torch::optim::Adam optimizer(bare.model->module().parameters(), torch::optim::AdamOptions(1e-3));
+  bare.model->module().train();
+  tb::Trainer trainer(harnessed.params, *harnessed.model, *harnessed.stream, c10::Device(c10::kCPU));
+  tb::StepSample sample;
+  torch::data::Example<> example;
+  std::vector<double> bare_s, harness_s;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    bare.stream->next(example);
+    auto loss = bare.model->loss(bare.model->forward(example.data), example.target);
+    loss.backward();
+    optimizer.step();
+    optimizer.zero_grad();
+    benchmark::DoNotOptimize(loss.item<float>());
+    auto t1 = Clock::now();
+    trainer.step(sample);
+    benchmark::DoNotOptimize(sample.loss);
+    auto t2 = Clock::now();
+    bare_s.push_back(std::chrono::duration<double>(t1 - t0).count());
+    harness_s.push_back(std::chrono::duration<double>(t2 - t1).count());
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["bare_ms"] = median(bare_s) * 1e3;
+  state.counters["harness_ms"] = median(harness_s) * 1e3;
+  state.counters["overhead_pct"] = (median(harness_s) / median(bare_s) - 1.0) * 100.0;
+}
+
 BENCHMARK(BM_BareLoop)->Arg(64)->MinTime(1.0)->UseRealTime();
 BENCHMARK(BM_HarnessStep)->Arg(64)->MinTime(1.0)->UseRealTime();
+BENCHMARK(BM_PairedOverhead)->Arg(64)->Arg(512)->MinTime(3.0)->UseRealTime();
 
 }  // namespace
 
