@@ -1,5 +1,7 @@
 #include "harness/torch/capacity_search.hpp"
 
+#include <set>
+
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 
@@ -10,6 +12,7 @@
 #include "harness/torch/environment.hpp"
 #include "harness/torch/precision.hpp"
 #include "harness/torch/run_finish.hpp"
+#include "harness/torch/utilization_pass.hpp"
 
 namespace tb {
 
@@ -87,7 +90,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     capacity::BatchSearchOptions search;
     search.start = capacity_int(spec, "start", 8);
     search.limit = capacity_int(spec, "max_batch", 4096);
-    search.multiple_of = 1;
+    search.multiple_of = capacity_int(spec, "multiple_of", 8);  // resolution of the bisection
     const auto result = capacity::search_batch(try_batch, search);
     found[key] = {result.max_batch, result.best_batch};
     cap["batch_search"].push_back(capacity::batch_search_json(key.first, key.second, result));
@@ -107,7 +110,36 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
   run.matrix_name = spec.name;
   run.matrix_file = spec.file;
   run.environment = capture_environment(options.command_line, spec.defaults.seed);
-  search_capacity(spec, options, run);
+  const auto found = search_capacity(spec, options, run);
+  // Each model and precision measured properly at its throughput-optimal batch, so the report
+  // has its step-time distribution, MFU and time-to-train.
+  std::set<std::pair<std::string, std::string>> done;
+  for (auto p : expand(spec)) {
+    const std::pair<std::string, std::string> key{p.model, to_string(p.precision)};
+    const auto it = found.find(key);
+    if (it == found.end() || it->second.best_batch <= 0 || !done.insert(key).second) continue;
+    p.batch = it->second.best_batch;
+    p.effective_batch = p.batch * p.accumulation;
+    p.profile.enabled = false;
+    if (options.progress) *options.progress << "capacity: measuring " << scenario_id(p) << " ... " << std::flush;
+    ScenarioResult r;
+    try {
+      r = run_scenario(p, options);
+    } catch (const std::exception& e) {
+      r.id = scenario_id(p);
+      r.params = p;
+      r.status = ScenarioStatus::failed;
+      r.message = e.what();
+    }
+    if (options.progress) *options.progress << to_string(r.status) << "\n";
+    run.scenarios.push_back(std::move(r));
+  }
+  if (!run.scenarios.empty()) run.baseline_id = run.scenarios.front().id;
+  try {
+    add_utilization(run, spec);
+  } catch (const std::exception& e) {
+    if (options.progress) *options.progress << "trainbench: warning: utilization: " << e.what() << "\n";
+  }
   finish_run(run, options);
   return run;
 }

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/torch/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -21,9 +23,7 @@ int run_shell(const std::string& cmd) {
 class CliGate : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(TB_BINARY_DIR) / "test-runs" / "gate";
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = tb::test::scratch_dir("gate");
     std::ofstream(dir_ / "gate.json") << R"({
       "name": "gate", "model": "mlp", "device": "cpu",
       "dataset_options": {"samples": 1024, "features": 256}, "model_options": {"hidden": 256},

@@ -13,18 +13,14 @@
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
 #include "harness/torch/runner.hpp"
+#include "tests/torch/scratch_dir.hpp"
 
 namespace tb {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::path(TB_BINARY_DIR) / "test-runs" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& name) { return test::scratch_dir(name); }
 
 nlohmann::json tiny_matrix() {
   return nlohmann::json::parse(R"({
