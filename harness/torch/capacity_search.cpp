@@ -124,7 +124,9 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     if (options.progress) *options.progress << "capacity: measuring " << scenario_id(p) << " ... " << std::flush;
     ScenarioResult r;
     try {
-      r = run_scenario(p, options);
+      RunOptions measure = options;
+      measure.memory_budget_bytes = 0;  // this batch fit during the search; here it is only timed
+      r = run_scenario(p, measure);
     } catch (const std::exception& e) {
       r.id = scenario_id(p);
       r.params = p;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include <malloc.h>
+
 #include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
@@ -59,6 +61,9 @@ class MemoryWatch {
       at::accelerator::resetPeakStats(device_.index());
       at::accelerator::resetAccumulatedStats(device_.index());
     }
+    // Hand freed heap back to the OS first: otherwise memory an earlier (larger) scenario freed
+    // but glibc kept would count towards this scenario's peak RSS.
+    malloc_trim(0);
     rss_.reset();
   }
   MemoryStats read() const {
