@@ -210,8 +210,7 @@ ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options,
                                std::to_string(options.memory_budget_bytes) + " bytes");
 
   // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
-  if (profile_pass.enabled() && !options.out_dir.empty())
-  {
+  if (profile_pass.enabled() && !options.out_dir.empty()) {
     auto profile = profile_pass.run(trainer, device, options.out_dir,
                                     trace_stem.empty() ? safe_file_stem(r.id) : trace_stem);
     if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
