@@ -2,8 +2,10 @@
 
 #include <filesystem>
 
+#include <ATen/DeviceAccelerator.h>
 #include <torch/cuda.h>
 
+#include "harness/capacity/memory_probe.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/profiling/chrome_trace_logger.hpp"
 #include "harness/profiling/nvtx.hpp"
@@ -18,6 +20,15 @@
 namespace tb {
 
 namespace fs = std::filesystem;
+
+namespace {
+// Device memory held by tensors on a GPU; the process's resident set on the CPU.
+std::int64_t memory_in_use(c10::Device device) {
+  if (device.is_cuda())
+    return at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].current;
+  return capacity::read_proc_status_bytes("VmRSS");
+}
+}  // namespace
 
 ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled)
     : options_(params.profile), scenario_(scenario_id(params)) {
@@ -60,6 +71,7 @@ nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std:
       for (int i = 0; i < options_.window; ++i) {
         trainer.step(sample);
         recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
+        recorder_->record_counter("memory_in_use_bytes", static_cast<double>(memory_in_use(device)));
         window_steps.push_back(sample.step_s);
       }
 #if defined(TRAINBENCH_HAVE_CUPTI)
