@@ -137,11 +137,7 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     run.scenarios.push_back(std::move(r));
   }
   if (!run.scenarios.empty()) run.baseline_id = run.scenarios.front().id;
-  try {
-    add_utilization(run, spec);
-  } catch (const std::exception& e) {
-    if (options.progress) *options.progress << "trainbench: warning: utilization: " << e.what() << "\n";
-  }
+  add_utilization(run, spec, options.progress);
   finish_run(run, options);
   return run;
 }

@@ -295,12 +295,7 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
     }
     if (!results_path.empty()) save_results(run, results_path);
   }
-  if (options.progress) *options.progress << "measuring matmul peaks for utilization ...\n";
-  try {
-    add_utilization(run, spec);
-  } catch (const std::exception& e) {
-    if (options.progress) *options.progress << "trainbench: warning: utilization: " << e.what() << "\n";
-  }
+  add_utilization(run, spec, options.progress);
   finish_run(run, options);
   return run;
 }

@@ -24,7 +24,8 @@ std::string gpu_name(const RunResult& run) {
 
 }  // namespace
 
-void add_utilization(RunResult& run, const MatrixSpec& spec) {
+namespace {
+void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec) {
   const nlohmann::json cap = spec.capacity.is_object() ? spec.capacity : nlohmann::json::object();
   const bool measure = cap.value("measure_peak", true);
   std::optional<capacity::TargetSpec> target;
@@ -70,6 +71,17 @@ void add_utilization(RunResult& run, const MatrixSpec& spec) {
       projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
     }
     s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
+  }
+}
+
+}  // namespace
+
+void add_utilization(RunResult& run, const MatrixSpec& spec, std::ostream* progress) {
+  if (progress) *progress << "measuring matmul peaks for utilization ...\n";
+  try {
+    add_utilization_or_throw(run, spec);
+  } catch (const std::exception& e) {
+    if (progress) *progress << "trainbench: warning: utilization: " << e.what() << "\n";
   }
 }
 

@@ -2,6 +2,8 @@
 // (same device, same precision; a datasheet table only as a labelled fallback), and, when the
 // matrix names a training target, time-to-train, device-hours and cost per scenario.
 #pragma once
+#include <ostream>
+
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
 
@@ -11,6 +13,8 @@ namespace tb {
 // run.extra["peaks"] with the peaks measured. Matrix keys read from "capacity":
 //   "target": "1e9 tokens" | "3 epochs" | "50000" (samples), "devices": N,
 //   "price_per_device_hour": X, "avg_power_watts": W, "measure_peak": true
-void add_utilization(RunResult& run, const MatrixSpec& spec);
+// Never throws: a failure (e.g. a bad capacity.target) is a warning on `progress`, so the
+// results measured so far are always saved.
+void add_utilization(RunResult& run, const MatrixSpec& spec, std::ostream* progress);
 
 }  // namespace tb
