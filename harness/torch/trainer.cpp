@@ -90,7 +90,6 @@ void Trainer::step(StepSample& out) {
   timer_->end_phase(Phase::optimizer);
   timer_->finish_step(out);
   out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
-  ++step_index_;
 }
 
 }  // namespace tb

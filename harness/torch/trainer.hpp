@@ -41,7 +41,6 @@ class Trainer {
   std::unique_ptr<StepTimer> timer_;
   torch::data::Example<> batch_;
   at::Tensor loss_sum_;  // on the device: summed without a host sync per micro-batch
-  std::int64_t step_index_ = 0;
 };
 
 }  // namespace tb
