@@ -89,13 +89,13 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
       {"peak mem", true}};
   std::vector<Row> rows;
   for (const auto& s : run.scenarios) {
-    if (s.status != ScenarioStatus::ok) {
-      rows.push_back({s.id, to_string(s.status), "-", "-", "-", "-", "-", "-", "-", "-"});
+    if (!has_timing_columns(s)) {
+      rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     std::string speed = speedup_cell(s);
     if (auto lp = loss_parity_of(s); lp && !lp->ok) speed += " (loss drift!)";
-    rows.push_back({s.id, "ok", millis(s.step_time_s.median), ci_halfwidth_ms(s).substr(0),
+    rows.push_back({s.id, status_cell(s), millis(s.step_time_s.median), ci_halfwidth_ms(s),
                     rate(s.samples_per_s), speed, phase_shares(s),
                     fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
@@ -110,6 +110,9 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     os << pad(to_string(s.status), 8) << s.id << ": "
        << (s.message.empty() ? "(no reason recorded)" : s.message) << '\n';
   }
+  for (const auto& s : run.scenarios)
+    if (s.contended())
+      os << "contended " << s.id << ": " << s.disturbance.value("reason", std::string()) << '\n';
   bool warned = false;
   for (const auto& s : run.scenarios) {
     auto lp = loss_parity_of(s);
@@ -125,11 +128,13 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   const auto counts = status_counts(run);
   os << "\ngeomean speedup ";
   if (auto g = geomean_of(run))
-    os << times(g->speedup) << " [" << fixed(g->ci_low, 2) << ", " << fixed(g->ci_high, 2) << "]";
+    os << geomean_cell(*g);
   else
     os << "-";
   os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
-     << ", oom " << counts.oom << '\n';
+     << ", oom " << counts.oom << ", diverged " << counts.diverged;
+  if (counts.contended > 0) os << ", contended " << counts.contended;
+  os << '\n';
 }
 
 }  // namespace tb

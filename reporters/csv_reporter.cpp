@@ -40,7 +40,7 @@ const std::vector<std::string>& CsvReporter::columns() {
         "step_time_n", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
         "step_time_min_s", "step_time_max_s", "step_time_p5_s", "step_time_p25_s",
         "step_time_p75_s", "step_time_p95_s", "step_time_p99_s", "step_time_ci_low_s",
-        "step_time_ci_high_s", "samples_per_s", "tokens_per_s"};
+        "step_time_ci_high_s", "step_time_ci_method", "segments", "samples_per_s", "tokens_per_s"};
     for (const auto& p : report::phase_order()) {
       c.push_back("phase_" + p + "_median_s");
       c.push_back("phase_" + p + "_mean_s");
@@ -48,7 +48,8 @@ const std::vector<std::string>& CsvReporter::columns() {
     }
     for (const char* name :
          {"loss_start", "loss_end", "skipped_steps", "final_loss_scale", "peak_allocated_bytes",
-          "peak_reserved_bytes", "alloc_retries", "peak_rss_bytes", "wall_s", "baseline_id",
+          "peak_reserved_bytes", "alloc_retries", "peak_rss_bytes", "wall_s", "contended",
+          "other_cpu_cores", "baseline_id",
           "speedup", "speedup_ci_low", "speedup_ci_high", "verdict", "loss_parity_reference_id",
           "loss_parity_rel_drift", "loss_parity_tolerance", "loss_parity_ok", "flops_per_sample",
           "achieved_flops_per_s", "peak_flops_per_s", "mfu"})
@@ -85,7 +86,9 @@ void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
         p.dataset_options.dump(), p.model_options.dump(), integer(s.warmup_steps),
         integer(s.measured_steps), s.stop_reason, integer(static_cast<std::int64_t>(d.n)),
         exact(d.median), exact(d.mean), exact(d.stddev), exact(d.min), exact(d.max), exact(d.p5),
-        exact(d.p25), exact(d.p75), exact(d.p95), exact(d.p99), exact(d.ci_low), exact(d.ci_high),
+        exact(d.p25), exact(d.p75), exact(d.p95), exact(d.p99),
+        d.has_interval() ? exact(d.ci_low) : "", d.has_interval() ? exact(d.ci_high) : "",
+        d.ci_method, integer(static_cast<std::int64_t>(s.segments.size())),
         exact(s.samples_per_s), exact(s.tokens_per_s)};
     for (const auto& name : report::phase_order()) {
       const PhaseStat* found = nullptr;
@@ -100,7 +103,8 @@ void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
          {exact(s.loss_start), exact(s.loss_end), integer(s.skipped_steps),
           exact(s.final_loss_scale), integer(s.memory.peak_allocated_bytes),
           integer(s.memory.peak_reserved_bytes), integer(s.memory.alloc_retries),
-          integer(s.memory.peak_rss_bytes), exact(s.wall_s),
+          integer(s.memory.peak_rss_bytes), exact(s.wall_s), std::string(s.contended() ? "true" : "false"),
+          s.disturbance.contains("other_cpu_cores") ? exact(s.disturbance.value("other_cpu_cores", 0.0)) : "",
           extra_scalar(x, "comparison", "baseline_id"), extra_scalar(x, "comparison", "speedup"),
           extra_scalar(x, "comparison", "ci_low"), extra_scalar(x, "comparison", "ci_high"),
           extra_scalar(x, "comparison", "verdict"), extra_scalar(x, "loss_parity", "reference_id"),

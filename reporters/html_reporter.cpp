@@ -63,7 +63,8 @@ void render_header(std::ostream& os, const RunResult& run) {
   int drift = 0;
   for (const auto& s : run.scenarios)
     if (auto lp = loss_parity_of(s); lp && !lp->ok) ++drift;
-  const bool trouble = counts.failed > 0 || counts.oom > 0 || drift > 0;
+  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
+                       counts.contended > 0 || drift > 0;
 
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
@@ -71,12 +72,13 @@ void render_header(std::ostream& os, const RunResult& run) {
      << "</code> · " << run.scenarios.size() << " scenarios</p>\n";
   os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">geomean speed-up ";
   if (auto g = geomean_of(run))
-    os << "<strong>" << times(g->speedup) << "</strong> [" << fixed(g->ci_low, 2) << ", "
-       << fixed(g->ci_high, 2) << "]";
+    os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
   else
     os << "-";
   os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
      << " skipped · " << counts.oom << " oom";
+  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
+  if (counts.contended > 0) os << " · <span class=\"warn\">" << counts.contended << " contended</span>";
   if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
   os << "</p>\n";
 
@@ -93,6 +95,10 @@ void render_header(std::ostream& os, const RunResult& run) {
     items << "<li><span" << cls << ">" << to_string(s.status) << "</span>: <code>" << esc(s.id)
           << "</code>: " << esc(s.message.empty() ? "(no reason recorded)" : s.message) << "</li>\n";
   }
+  for (const auto& s : run.scenarios)
+    if (s.contended())
+      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(s.id) << "</code>: "
+            << esc(s.disturbance.value("reason", std::string())) << "</li>\n";
   if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
 }
 
@@ -105,9 +111,9 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     const auto lp = loss_parity_of(s);
     const bool drifted = lp && !lp->ok;
     os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
-       << "<td><code>" << esc(s.id) << "</code></td>" << td(to_string(s.status))
+       << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
        << td(s.params.device);
-    if (s.status != ScenarioStatus::ok) {
+    if (!has_timing_columns(s)) {
       os << "<td class=\"wrap\" colspan=\"12\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
          << "</td></tr>\n";
       continue;
@@ -119,7 +125,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     if (!c) os << num_td("-") << td("-");
     else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
     else
-      os << num_td(times(c->speedup) + " [" + fixed(c->ci_low, 2) + ", " + fixed(c->ci_high, 2) + "]")
+      os << num_td(speedup_interval(*c))
          << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
          << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
     std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);

@@ -124,18 +124,26 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
       warnings.push_back("💥 **out of memory** " + code(s.id) + ": " + reason);
     else if (s.status == ScenarioStatus::skipped)
       warnings.push_back("⏭️ **skipped** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::diverged)
+      warnings.push_back("📈 **diverged** " + code(s.id) + ": " + reason +
+                         " (speed figures kept, not counted in any speedup)");
+    if (s.contended())
+      warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
+                         cell(s.disturbance.value("reason", std::string())));
   }
 
   // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
-  const bool trouble = counts.failed > 0 || counts.oom > 0 || loss_warnings > 0;
+  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
+                       counts.contended > 0 || loss_warnings > 0;
   os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": geomean speedup ";
   if (auto g = geomean_of(run))
-    os << "**" << times(g->speedup) << "** [" << fixed(g->ci_low, 2) << ", " << fixed(g->ci_high, 2)
-       << "]";
+    os << "**" << geomean_cell(*g) << "**";
   else
     os << "-";
   os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
      << " skipped · " << counts.oom << " oom";
+  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
+  if (counts.contended > 0) os << " · " << counts.contended << " contended";
   if (loss_warnings > 0)
     os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");
   os << "\n\n";
@@ -150,8 +158,8 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
         "phases % d/h/f/b/o | loss start→end | peak mem |\n";
   os << "|---|---|--:|--:|--:|---|---|---|--:|\n";
   for (const auto& s : run.scenarios) {
-    os << "| " << code(s.id) << " | " << to_string(s.status) << " | ";
-    if (s.status != ScenarioStatus::ok) {
+    os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
+    if (!has_timing_columns(s)) {
       os << "- | - | - | - | - | - | - |\n";
       continue;
     }
@@ -165,9 +173,8 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     if (!c) os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
     else if (c->verdict == "baseline") os << "1.00x | baseline | ";
     else
-      os << times(c->speedup) << " [" << fixed(c->ci_low, 2) << ", " << fixed(c->ci_high, 2)
-         << "] | " << (c->verdict.empty() ? "-" : c->verdict) << (drifted ? " ⚠️ loss parity" : "")
-         << " | ";
+      os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
+         << (drifted ? " ⚠️ loss parity" : "") << " | ";
     std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
     os << phase_shares(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";

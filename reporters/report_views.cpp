@@ -66,6 +66,7 @@ std::optional<ComparisonView> comparison_of(const ScenarioResult& s) {
   v.speedup = number(*c, "speedup");
   v.ci_low = number(*c, "ci_low", v.speedup);
   v.ci_high = number(*c, "ci_high", v.speedup);
+  if (auto it = c->find("ci_valid"); it != c->end() && it->is_boolean()) v.ci_valid = it->get<bool>();
   v.verdict = text(*c, "verdict");
   return v;
 }
@@ -89,6 +90,8 @@ StatusCounts status_counts(const RunResult& run) {
     c.failed = static_cast<int>(number(*s, "failed"));
     c.skipped = static_cast<int>(number(*s, "skipped"));
     c.oom = static_cast<int>(number(*s, "oom"));
+    c.diverged = static_cast<int>(number(*s, "diverged"));
+    c.contended = static_cast<int>(number(*s, "contended"));
     return c;
   }
   for (const auto& sc : run.scenarios) {
@@ -97,7 +100,9 @@ StatusCounts status_counts(const RunResult& run) {
       case ScenarioStatus::failed: ++c.failed; break;
       case ScenarioStatus::skipped: ++c.skipped; break;
       case ScenarioStatus::oom: ++c.oom; break;
+      case ScenarioStatus::diverged: ++c.diverged; break;
     }
+    if (sc.contended()) ++c.contended;
   }
   return c;
 }
@@ -109,7 +114,25 @@ std::optional<GeomeanView> geomean_of(const RunResult& run) {
   g.speedup = number(*s, "geomean_speedup");
   g.ci_low = number(*s, "geomean_ci_low", g.speedup);
   g.ci_high = number(*s, "geomean_ci_high", g.speedup);
+  if (auto it = s->find("geomean_ci_valid"); it != s->end() && it->is_boolean())
+    g.ci_valid = it->get<bool>();
   return g;
+}
+
+std::string geomean_cell(const GeomeanView& g) {
+  if (!g.ci_valid) return times(g.speedup) + " (no interval)";
+  return times(g.speedup) + " [" + fixed(g.ci_low, 2) + ", " + fixed(g.ci_high, 2) + "]";
+}
+
+bool has_timing_columns(const ScenarioResult& s) {
+  return (s.status == ScenarioStatus::ok || s.status == ScenarioStatus::diverged) &&
+         s.step_time_s.median > 0;
+}
+
+std::string status_cell(const ScenarioResult& s) {
+  std::string out = to_string(s.status);
+  if (s.contended()) out += ", contended";
+  return out;
 }
 
 std::map<std::string, std::string> traces_of(const ScenarioResult& s) {
@@ -218,15 +241,20 @@ std::int64_t peak_memory_bytes(const ScenarioResult& s) {
   return s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes : s.memory.peak_rss_bytes;
 }
 
+std::string speedup_interval(const ComparisonView& c) {
+  if (!c.ci_valid) return times(c.speedup) + " [no CI]";
+  return times(c.speedup) + " [" + fixed(c.ci_low, 2) + ", " + fixed(c.ci_high, 2) + "]";
+}
+
 std::string speedup_cell(const ScenarioResult& s) {
   auto c = comparison_of(s);
   if (!c) return "-";
   if (c->verdict == "baseline") return "baseline";
-  return times(c->speedup) + " [" + fixed(c->ci_low, 2) + ", " + fixed(c->ci_high, 2) + "] " +
-         (c->verdict.empty() ? "-" : c->verdict);
+  return speedup_interval(*c) + " " + (c->verdict.empty() ? "-" : c->verdict);
 }
 
 std::string ci_halfwidth_ms(const ScenarioResult& s) {
+  if (!s.step_time_s.has_interval()) return "n/a";
   return "±" + millis((s.step_time_s.ci_high - s.step_time_s.ci_low) / 2.0);
 }
 

@@ -17,6 +17,7 @@ namespace tb::report {
 struct ComparisonView {
   std::string baseline_id;
   double speedup = 0, ci_low = 0, ci_high = 0;
+  bool ci_valid = true;  // false: too few segments for a 95% interval
   std::string verdict;  // faster | slower | same | noisy | baseline
 };
 std::optional<ComparisonView> comparison_of(const ScenarioResult& s);
@@ -29,14 +30,21 @@ struct LossParityView {
 std::optional<LossParityView> loss_parity_of(const ScenarioResult& s);
 
 struct StatusCounts {
-  int ok = 0, failed = 0, skipped = 0, oom = 0;
+  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, contended = 0;
 };
 // Counts by status (from run.extra.summary when present, else counted from the scenarios).
 StatusCounts status_counts(const RunResult& run);
 
 struct GeomeanView {
   double speedup = 0, ci_low = 0, ci_high = 0;
+  bool ci_valid = true;
 };
+// "1.24x [1.21, 1.28]", or "1.24x (no interval)".
+std::string geomean_cell(const GeomeanView& g);
+// Statuses whose step times were measured (ok, diverged): their timing columns are shown.
+bool has_timing_columns(const ScenarioResult& s);
+// "ok", "ok, contended", "diverged": the status column.
+std::string status_cell(const ScenarioResult& s);
 std::optional<GeomeanView> geomean_of(const RunResult& run);
 
 // extra.profile.traces as {"host": path, "kineto": path}, paths relative to the results dir.
@@ -100,10 +108,13 @@ double phase_share(const ScenarioResult& s, const std::string& phase);
 // Peak memory to show: the CUDA allocator peak when known, else the process RSS peak.
 std::int64_t peak_memory_bytes(const ScenarioResult& s);
 
+// "1.71x [1.63, 1.87]", or "0.95x [no CI]" when there is no interval.
+std::string speedup_interval(const ComparisonView& c);
 // "speedup [lo, hi] verdict", or "-" without a comparison.
 std::string speedup_cell(const ScenarioResult& s);
 
-// Half-width of the median's 95% interval in milliseconds: "±0.052".
+// Half-width of the median's 95% interval in milliseconds: "±0.052"; "n/a" when there is no
+// interval (too few segments).
 std::string ci_halfwidth_ms(const ScenarioResult& s);
 
 }  // namespace tb::report

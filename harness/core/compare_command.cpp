@@ -18,49 +18,57 @@ constexpr int kExitOk = 0;
 constexpr int kExitRegression = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitEnvironment = 3;
+constexpr int kExitContended = 4;
 
 constexpr const char* kUsage = R"(usage: trainbench compare [options] OLD NEW
        trainbench compare [options] --against last|RUN_ID|GIT_REV [NEW]
 
 Compares two runs scenario by scenario (matched by model, dataset, device, optimizer, precision,
-workers, accumulation and batch): median step times, change, a 95% bootstrap interval of the
-speedup old/new and a verdict (faster, slower, same, noisy). OLD and NEW are results
-directories or results.json files.
+workers, accumulation and batch): median step times, change, a 95% interval of the speedup
+old/new from the runs' segments (Welch, so between-segment drift is in it) and a verdict
+(faster, slower, same, noisy). OLD and NEW are results directories or results.json files.
 
 options:
-  --fail-on-regression PCT  exit 1 when some scenario is slower by more than PCT percent beyond
-                            its noise: even the optimistic end of its speedup interval is below
-                            1 - PCT/100 (and below its A/A noise floor, with --noise)
+  --fail-on-regression PCT  the CI gate. Exit 1 when some scenario is slower by more than PCT
+                            percent beyond its noise (even the optimistic end of its speedup
+                            interval is below 1 - PCT/100, and below its A/A noise floor with
+                            --noise), or when a scenario that was ok in OLD is failed, oom,
+                            diverged, skipped or missing in NEW. Exit 4 when a scenario was
+                            contended (machine loaded) in either run: no verdict on such data
+  --allow-broken            with the gate: list failed/missing scenarios but do not fail on them
   --noise FILE              A/A noise floor written by --aa; raises each scenario's threshold
                             to at least the change an A/A pair showed
   --aa                      OLD and NEW are the same build measured twice: write each
-                            scenario's noise floor (observed |change|, interval width)
+                            scenario's noise floor (observed |change|, interval width);
+                            refused (exit 2) when a change exceeds 25% or a run was contended
   --noise-out PATH          where --aa writes (default: noise-floor.json next to NEW)
   --allow-env-mismatch      compare runs measured on different hardware (CPU model, device,
                             GPU names and count)
-  --against REF             take OLD from the history database: "last" (the run recorded
-                            before NEW), a run id or a git revision prefix; NEW defaults to the
-                            newest recorded run
+  --against REF             take OLD from the history database: "last" (the newest earlier run
+                            of the same matrix, name and content, on the same hardware), a run
+                            id, or a git revision prefix (the newest run of that revision with
+                            the same matrix); never NEW itself. NEW defaults to the newest
+                            recorded run
   --db PATH                 history database (default results/history.sqlite)
   --threshold PCT           |change| band reported as "same" (default 2)
   --json PATH               also write the comparison as JSON
-  --seed N                  bootstrap seed (default 1)
   -h, --help                this text
 
 exit codes:
   0  no regression (or no gate requested)
-  1  regression beyond the --fail-on-regression threshold
-  2  usage or input error (bad option, unreadable or malformed results file)
+  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW
+  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,
+     implausible A/A noise)
   3  environments differ (refused; see --allow-env-mismatch)
+  4  the gate refused to judge: a compared scenario was contended in OLD or NEW
 )";
 
 struct Args {
   std::vector<std::string> positional;
   std::optional<double> fail_pct;
   std::string noise_in, noise_out, against, db = History::kDefaultPath, json_out;
-  bool aa = false, allow_env_mismatch = false, help = false;
+  bool aa = false, allow_env_mismatch = false, allow_broken = false, help = false;
   double threshold_pct = 2.0;
-  std::uint64_t seed = 1;
 };
 
 double parse_number(const std::string& option, const std::string& text) {
@@ -87,11 +95,11 @@ Args parse_args(const std::vector<std::string>& argv) {
     else if (arg == "--noise-out") a.noise_out = value();
     else if (arg == "--aa") a.aa = true;
     else if (arg == "--allow-env-mismatch") a.allow_env_mismatch = true;
+    else if (arg == "--allow-broken") a.allow_broken = true;
     else if (arg == "--against") a.against = value();
     else if (arg == "--db") a.db = value();
     else if (arg == "--threshold") a.threshold_pct = parse_number(arg, value());
     else if (arg == "--json") a.json_out = value();
-    else if (arg == "--seed") a.seed = static_cast<std::uint64_t>(parse_number(arg, value()));
     else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else a.positional.push_back(arg);
   }
@@ -123,13 +131,14 @@ void print_table(const RunComparison& c, std::ostream& out) {
     out << pad(s.id, id_width) << "  ";
     if (!s.compared) {
       out << "not compared (old " << to_string(s.old_status) << ", new "
-          << to_string(s.new_status) << ")\n";
+          << to_string(s.new_status) << ")" << (s.broken ? "  BROKEN" : "") << "\n";
       continue;
     }
     ++counts[static_cast<int>(s.verdict)];
-    const std::string interval = format("%.3f", s.speedup.ratio) + " [" +
-                                 format("%.3f", s.speedup.low) + ", " +
-                                 format("%.3f", s.speedup.high) + "]";
+    const std::string interval =
+        s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
+                              ", " + format("%.3f", s.speedup.high) + "]"
+                        : format("%.3f", s.speedup.ratio) + " [no interval]";
     out << pad(format("%.3f", s.old_median_s * 1e3), 10, true) << "  "
         << pad(format("%.3f", s.new_median_s * 1e3), 10, true) << "  "
         << pad(format("%+.1f%%", s.change_pct), 8, true) << "  " << pad(interval, 24) << "  "
@@ -138,26 +147,71 @@ void print_table(const RunComparison& c, std::ostream& out) {
       ++regressions;
       out << "  REGRESSION (> " << format("%.1f", s.gate_pct) << "%)";
     }
+    if (s.contended) out << "  CONTENDED";
     out << '\n';
   }
   out << '\n'
       << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
       << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
       << " noisy";
-  if (c.geomean_speedup)
+  if (c.geomean_speedup && c.geomean_speedup->valid)
     out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " ["
         << format("%.3f", c.geomean_speedup->low) << ", " << format("%.3f", c.geomean_speedup->high)
         << "]";
+  else if (c.geomean_speedup)
+    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
   out << '\n';
   for (const auto& id : c.only_in_old) out << "only in old: " << id << '\n';
   for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
+  for (const auto& s : c.scenarios)
+    if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
   if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
+  int broken = 0;
+  for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
+  broken += static_cast<int>(c.missing_in_new.size());
+  if (broken > 0)
+    out << "broken: " << broken
+        << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
 }
 
 struct Loaded {
   RunResult old_run, new_run;
   std::string new_location;  // path of NEW, or "" when it came from the history
+  std::string old_location;
+  std::string chosen;        // which run --against picked, said to the user
 };
+
+bool same_matrix(const RunResult& a, const RunResult& b) {
+  if (a.matrix_name != b.matrix_name) return false;
+  // Runs from before digests existed match on the name alone.
+  return a.matrix_digest.empty() || b.matrix_digest.empty() || a.matrix_digest == b.matrix_digest;
+}
+
+// OLD for `--against REF`, never NEW itself: an exact run id; "last", the newest earlier run of
+// the same matrix (name and content) on the same hardware; or a git revision prefix, the newest
+// run of that revision with the same matrix.
+std::optional<RunResult> resolve_against(const History& history, const std::string& ref,
+                                         const RunResult& new_run, const std::string& db) {
+  if (ref != "last" && history.find(ref) && history.find(ref)->run_id == ref) {
+    TB_CHECK_INPUT(ref != new_run.run_id, db, "--against",
+                   "run '", ref, "' is NEW itself; name an earlier run");
+    return history.find(ref);
+  }
+  const std::string new_started = new_run.environment.value("started_at", std::string());
+  for (const auto& summary : history.runs()) {  // newest first
+    if (summary.run_id == new_run.run_id || summary.matrix != new_run.matrix_name) continue;
+    if (ref == "last") {
+      if (!new_started.empty() && summary.started_at > new_started) continue;  // later than NEW
+    } else if (summary.git_revision.rfind(ref, 0) != 0) {
+      continue;
+    }
+    auto candidate = history.find(summary.run_id);
+    if (!candidate || !same_matrix(*candidate, new_run)) continue;
+    if (!environment_differences(candidate->environment, new_run.environment).empty()) continue;
+    return candidate;
+  }
+  return std::nullopt;
+}
 
 Loaded load_runs(const Args& a) {
   Loaded l;
@@ -166,6 +220,7 @@ Loaded load_runs(const Args& a) {
                    a.positional.size(), " path(s); see --help");
     l.old_run = load_results(a.positional[0]);
     l.new_run = load_results(a.positional[1]);
+    l.old_location = a.positional[0];
     l.new_location = a.positional[1];
     return l;
   }
@@ -181,15 +236,13 @@ Loaded load_runs(const Args& a) {
     l.new_run = load_results(a.positional[0]);
     l.new_location = a.positional[0];
   }
-  std::optional<RunResult> old_run;
-  if (a.against == "last") {
-    old_run = history.find_before(l.new_run.run_id);
-    if (!old_run && !history.find(l.new_run.run_id)) old_run = history.find("last");
-  } else {
-    old_run = history.find(a.against);
-  }
+  std::optional<RunResult> old_run = resolve_against(history, a.against, l.new_run, a.db);
   TB_CHECK_INPUT(old_run.has_value(), a.db, "--against",
-                 "no recorded run matches '", a.against, "' (before run '", l.new_run.run_id, "')");
+                 "no earlier run of matrix '", l.new_run.matrix_name, "' (same content, same "
+                 "hardware) matches '", a.against, "' (NEW is run '", l.new_run.run_id, "')");
+  l.chosen = "against: run " + old_run->run_id + " (matrix '" + old_run->matrix_name + "', " +
+             old_run->environment.value("started_at", std::string("time unknown")) + ", git " +
+             old_run->environment.value("git_revision", std::string("unknown")).substr(0, 12) + ")";
   l.old_run = std::move(*old_run);
   return l;
 }
@@ -215,10 +268,11 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
     options.same_threshold = a.threshold_pct / 100.0;
     options.allow_env_mismatch = a.allow_env_mismatch;
     options.fail_on_regression_pct = a.fail_pct;
-    options.seed = a.seed;
+    options.allow_broken = a.allow_broken;
     if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
 
     const Loaded runs = load_runs(a);
+    if (!runs.chosen.empty()) out << runs.chosen << '\n';
     const RunComparison c = compare_runs(runs.old_run, runs.new_run, options);
     if (!c.environment_differences.empty()) {
       err << "warning: comparing runs from different hardware:";
@@ -231,12 +285,39 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       TB_CHECK_INPUT(json.good(), a.json_out, "--json", "cannot write");
       json << nlohmann::json(c).dump(2) << '\n';
     }
+    if (c.compared == 0) {
+      err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('"
+          << c.old_run_id << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id
+          << "' matrix '" << runs.new_run.matrix_name << "')\n";
+      if (c.broken) return kExitRegression;  // NEW broke what OLD measured: that is a failure
+      return kExitUsage;
+    }
     if (a.aa) {
       const std::string path = a.noise_out.empty() ? default_noise_path(runs.new_location) : a.noise_out;
-      save_noise_floor(make_noise_floor(c), path);
+      NoiseFloor floor = make_noise_floor(c);
+      floor.source["old_path"] = runs.old_location;
+      floor.source["new_path"] = runs.new_location;
+      floor.source["environment"] = {
+          {"cpu_model", runs.new_run.environment.value(nlohmann::json::json_pointer("/cpu/model"), std::string())},
+          {"device", runs.new_run.environment.value("device", std::string())}};
+      save_noise_floor(floor, path);
       out << "noise floor written to " << path << '\n';
     }
-    return c.regression ? kExitRegression : kExitOk;
+    if (c.broken) {
+      err << "trainbench compare: gate failed: scenarios that were ok in OLD are broken or missing "
+             "in NEW (see the table; --allow-broken to accept)\n";
+      return kExitRegression;
+    }
+    if (c.regression) return kExitRegression;
+    if (c.contended) {
+      err << "trainbench compare: gate refused: the machine was loaded while some scenarios were "
+             "measured (CONTENDED rows); re-run on a quiet machine\n";
+      return kExitContended;
+    }
+    return kExitOk;
+  } catch (const ImplausibleNoise& e) {
+    err << "trainbench compare: " << e.what() << '\n';
+    return kExitUsage;
   } catch (const EnvironmentMismatch& e) {
     err << "trainbench compare: " << e.what() << '\n';
     return kExitEnvironment;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 
 #include "harness/core/error.hpp"
+#include "harness/core/segment_stats.hpp"
 
 namespace tb {
 
@@ -71,21 +73,40 @@ std::string join(const std::vector<std::string>& v) {
 
 // ------------------------------------------------------------------ within one run
 
-stats::RatioInterval step_time_speedup(const ScenarioResult& baseline,
-                                       const ScenarioResult& candidate, int resamples,
-                                       std::uint64_t seed) {
-  if (!baseline.step_times_s.empty() && !candidate.step_times_s.empty())
-    return stats::bootstrap_ratio_of_medians(baseline.step_times_s, candidate.step_times_s,
-                                             resamples, 0.95, seed);
-  const Distribution& b = baseline.step_time_s;
-  const Distribution& c = candidate.step_time_s;
-  if (!(b.median > 0 && c.median > 0))
-    throw std::invalid_argument("step_time_speedup: scenario without step times");
-  stats::RatioInterval r;
-  r.ratio = b.median / c.median;
-  r.low = (b.ci_low > 0 && c.ci_high > 0) ? std::min(r.ratio, b.ci_low / c.ci_high) : r.ratio;
-  r.high = (b.ci_high > 0 && c.ci_low > 0) ? std::max(r.ratio, b.ci_high / c.ci_low) : r.ratio;
-  return r;
+namespace {
+
+double overall_median(const ScenarioResult& s) {
+  return s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
+}
+
+std::vector<double> segment_medians(const ScenarioResult& s) {
+  std::vector<double> out;
+  for (const auto& seg : s.segments) out.push_back(seg.median_s);
+  return out;
+}
+
+}  // namespace
+
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
+                                       bool paired) {
+  const double b = overall_median(baseline), c = overall_median(candidate);
+  if (!(b > 0 && c > 0)) throw std::invalid_argument("step_time_speedup: scenario without step times");
+  const double ratio = b / c;
+  if (paired) {
+    // Rounds both took part in: the two segments of a round were measured minutes apart at
+    // most, under the same machine state, so their ratio cancels the drift.
+    std::vector<double> bs, cs;
+    for (const auto& sb : baseline.segments)
+      for (const auto& sc : candidate.segments)
+        if (sb.round == sc.round && sb.median_s > 0 && sc.median_s > 0) {
+          bs.push_back(sb.median_s);
+          cs.push_back(sc.median_s);
+        }
+    if (bs.size() >= stats::kMinSegments) return stats::paired_ratio_interval(ratio, bs, cs);
+  }
+  const auto seg_b = segment_medians(baseline), seg_c = segment_medians(candidate);
+  return stats::welch_ratio_interval(ratio, stats::replicates(baseline.step_times_s, seg_b),
+                                     stats::replicates(candidate.step_times_s, seg_c));
 }
 
 LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference) {
@@ -111,23 +132,25 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
 
   std::vector<stats::RatioInterval> speedups;
-  nlohmann::json summary = {{"ok", 0}, {"failed", 0}, {"skipped", 0}, {"oom", 0}, {"compared", 0}};
+  nlohmann::json summary = {{"ok", 0},       {"failed", 0},    {"skipped", 0}, {"oom", 0},
+                            {"diverged", 0}, {"contended", 0}, {"compared", 0}};
   for (auto& s : run.scenarios) {
-    summary[to_string(s.status)] = summary[to_string(s.status)].get<int>() + 1;
+    summary[to_string(s.status)] = summary.value(to_string(s.status), 0) + 1;
+    if (s.contended()) summary["contended"] = summary["contended"].get<int>() + 1;
     if (!baseline || !has_timing(s)) continue;
     if (&s == baseline) {
       s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", 1.0}, {"ci_low", 1.0},
-                               {"ci_high", 1.0}, {"verdict", "baseline"}};
+                               {"ci_high", 1.0}, {"ci_valid", true}, {"verdict", "baseline"}};
       continue;
     }
-    auto r = step_time_speedup(*baseline, s, options.resamples, options.seed);
+    auto r = step_time_speedup(*baseline, s, /*paired=*/true);
     // Per-sample time: a step of this scenario processes effective_batch samples.
     const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
                          static_cast<double>(std::max(1, baseline->params.effective_batch));
-    r = {r.ratio * scale, r.low * scale, r.high * scale};
+    r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
     speedups.push_back(r);
     s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", r.ratio},
-                             {"ci_low", r.low}, {"ci_high", r.high},
+                             {"ci_low", r.low}, {"ci_high", r.high}, {"ci_valid", r.valid},
                              {"verdict", stats::to_string(stats::classify(r, options.same_threshold))}};
   }
 
@@ -158,6 +181,7 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   summary["geomean_speedup"] = g.ratio;
   summary["geomean_ci_low"] = g.low;
   summary["geomean_ci_high"] = g.high;
+  summary["geomean_ci_valid"] = g.valid;
   run.extra["summary"] = summary;
 }
 
@@ -192,7 +216,8 @@ const NoiseFloor::Entry* NoiseFloor::find(const nlohmann::json& key) const {
 }
 
 void to_json(nlohmann::json& j, const NoiseFloor& n) {
-  j = {{"kind", "trainbench-noise-floor"}, {"version", 1}, {"scenarios", nlohmann::json::array()}};
+  j = {{"kind", "trainbench-noise-floor"}, {"version", 2}, {"source", n.source},
+       {"max_plausible_pct", kMaxPlausibleNoisePct}, {"scenarios", nlohmann::json::array()}};
   for (const auto& e : n.entries)
     j["scenarios"].push_back({{"id", e.id},
                               {"key", e.key},
@@ -221,9 +246,17 @@ NoiseFloor load_noise_floor(const std::string& path) {
                    "missing or not an object");
     TB_CHECK_INPUT(s.contains("abs_change_pct") && s["abs_change_pct"].is_number(), path,
                    field + ".abs_change_pct", "missing or not a number");
-    n.entries.push_back({s.value("id", ""), s["key"], s["abs_change_pct"].get<double>(),
-                         s.value("interval_width_pct", 0.0)});
+    const double pct = s["abs_change_pct"].get<double>();
+    TB_CHECK_INPUT(std::isfinite(pct) && pct >= 0, path, field + ".abs_change_pct",
+                   "must be a non-negative number");
+    if (pct > kMaxPlausibleNoisePct)
+      throw ImplausibleNoise(path + ": " + field + ".abs_change_pct: " + std::to_string(pct) +
+                             "% is not run-to-run noise (plausible up to " +
+                             std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
+                             "%); re-measure the A/A pair on a quiet machine");
+    n.entries.push_back({s.value("id", ""), s["key"], pct, s.value("interval_width_pct", 0.0)});
   }
+  n.source = j.value("source", nlohmann::json::object());
   return n;
 }
 
@@ -267,33 +300,71 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
       c.compared = true;
       c.old_median_s = o.step_times_s.empty() ? o.step_time_s.median : stats::median(o.step_times_s);
       c.new_median_s = s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
-      c.speedup = step_time_speedup(o, s, options.resamples, options.seed);
+      // Two runs: no round of one is a round of the other, so the interval is unpaired.
+      c.speedup = step_time_speedup(o, s, /*paired=*/false);
       c.change_pct = (c.new_median_s / c.old_median_s - 1.0) * 100.0;
       c.verdict = stats::classify(c.speedup, options.same_threshold);
       speedups.push_back(c.speedup);
+      ++out.compared;
+      for (const auto* side : {&o, &s})
+        if (side->contended()) {
+          c.contended = true;
+          if (!c.contention.empty()) c.contention += "; ";
+          c.contention += std::string(side == &o ? "old: " : "new: ") +
+                          side->disturbance.value("reason", std::string("contended"));
+        }
       if (options.fail_on_regression_pct) {
         c.gate_pct = *options.fail_on_regression_pct;
         if (const auto* floor = options.noise.find(key))
           c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
-        c.regression = c.speedup.high < 1.0 - c.gate_pct / 100.0;
+        const bool slower = c.speedup.valid && c.speedup.high < 1.0 - c.gate_pct / 100.0;
+        // A loaded machine is not the code's fault: no regression is called on contended data.
+        c.regression = slower && !c.contended;
         out.regression = out.regression || c.regression;
+        out.contended = out.contended || c.contended;
       }
+    } else if (options.fail_on_regression_pct && o.status == ScenarioStatus::ok &&
+               s.status != ScenarioStatus::ok) {
+      c.broken = true;
+      out.broken = out.broken || !options.allow_broken;
     }
     out.scenarios.push_back(std::move(c));
   }
   for (const auto& s : old_run.scenarios)
-    if (!matched_old.count(scenario_key(s.params).dump())) out.only_in_old.push_back(s.id);
+    if (!matched_old.count(scenario_key(s.params).dump())) {
+      out.only_in_old.push_back(s.id);
+      if (s.status == ScenarioStatus::ok) out.missing_in_new.push_back(s.id);
+    }
+  if (options.fail_on_regression_pct && !out.missing_in_new.empty() && !options.allow_broken)
+    out.broken = true;
   if (!speedups.empty()) out.geomean_speedup = stats::geometric_mean(speedups);
   return out;
 }
 
 NoiseFloor make_noise_floor(const RunComparison& aa) {
   NoiseFloor n;
+  std::vector<std::string> implausible, contended;
   for (const auto& c : aa.scenarios) {
     if (!c.compared) continue;
+    if (c.contended) contended.push_back(c.id + " (" + c.contention + ")");
+    if (std::abs(c.change_pct) > kMaxPlausibleNoisePct) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %+.1f%%", c.change_pct);
+      implausible.push_back(c.id + buf);
+    }
     n.entries.push_back({c.id, c.key, std::abs(c.change_pct),
                          (c.speedup.high - c.speedup.low) * 100.0});
   }
+  if (n.entries.empty()) throw ImplausibleNoise("the A/A pair has no scenario measured in both runs");
+  if (!implausible.empty())
+    throw ImplausibleNoise("A/A changes beyond " +
+                           std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
+                           "% are not noise (was the machine loaded during one run?): " +
+                           join(implausible) + "; no noise floor written");
+  if (!contended.empty())
+    throw ImplausibleNoise("contended measurements are not a noise floor: " + join(contended) +
+                           "; no noise floor written");
+  n.source = {{"old_run_id", aa.old_run_id}, {"new_run_id", aa.new_run_id}};
   return n;
 }
 
@@ -301,7 +372,9 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
   j = {{"old_run_id", c.old_run_id},       {"new_run_id", c.new_run_id},
        {"only_in_old", c.only_in_old},     {"only_in_new", c.only_in_new},
        {"environment_differences", c.environment_differences},
-       {"regression", c.regression},       {"scenarios", nlohmann::json::array()}};
+       {"missing_in_new", c.missing_in_new}, {"compared", c.compared},
+       {"regression", c.regression},       {"broken", c.broken},
+       {"contended", c.contended},         {"scenarios", nlohmann::json::array()}};
   for (const auto& s : c.scenarios) {
     nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
                         {"new_status", to_string(s.new_status)}, {"compared", s.compared}};
@@ -313,9 +386,13 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
       e["ci_high"] = s.speedup.high;
       e["change_pct"] = s.change_pct;
       e["verdict"] = stats::to_string(s.verdict);
+      e["ci_valid"] = s.speedup.valid;
       e["regression"] = s.regression;
+      e["contended"] = s.contended;
+      if (!s.contention.empty()) e["contention"] = s.contention;
       if (s.gate_pct > 0) e["gate_pct"] = s.gate_pct;
     }
+    if (s.broken) e["broken"] = true;
     j["scenarios"].push_back(e);
   }
   if (c.geomean_speedup)

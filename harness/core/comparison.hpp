@@ -21,30 +21,30 @@ struct AnnotateOptions {
   std::string baseline_id;      // overrides run.baseline_id when not empty
   double same_threshold = 0.02;  // |speedup - 1| band treated as "same"
   double loss_tolerance = 0.05;  // largest relative loss drift of tf32/amp vs fp32 that is "ok"
-  int resamples = 2000;
-  std::uint64_t seed = 1;
 };
 
 // Fills, for every ok scenario:
-//   extra["comparison"]  = {baseline_id, speedup, ci_low, ci_high, verdict}, speedup =
+//   extra["comparison"]  = {baseline_id, speedup, ci_low, ci_high, ci_valid, verdict}, speedup =
 //       baseline per-sample time / this per-sample time (per-sample = step time / effective
 //       batch, so scenarios with different batch sizes compare by throughput; with equal
 //       effective batches this is baseline_median / this_median). The baseline gets "baseline".
 //   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
 //       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
 //       reference; see loss_drift().
-// and run.extra["summary"] = {ok, failed, skipped, oom, compared, geomean_speedup,
-// geomean_ci_low, geomean_ci_high}: the geometric mean of the non-baseline speedups (see
-// stats::geometric_mean), 1 [1, 1] when the baseline is the only ok scenario.
+// and run.extra["summary"] = {ok, failed, skipped, oom, diverged, contended, compared,
+// geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric mean of the
+// non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
+// scenario. Diverged scenarios are never compared.
 // Without an ok baseline neither "comparison" sections nor "summary" are written.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 
-// Speedup of `candidate` over `baseline` in step time (median(baseline) / median(candidate)),
-// bootstrapped from the step samples; falls back to the medians' intervals (conservative ratio
-// of interval ends) when a results file carries no samples.
-stats::RatioInterval step_time_speedup(const ScenarioResult& baseline,
-                                       const ScenarioResult& candidate, int resamples = 2000,
-                                       std::uint64_t seed = 1);
+// Speedup of `candidate` over `baseline` in step time: ratio = median(baseline) / median(candidate)
+// of all measured steps, with a 95% interval from segments (segment_stats.hpp): paired by round
+// when both were measured in the same rounds of one interleaved run (within a run), Welch's
+// unpaired interval otherwise (e.g. two runs). Invalid (no interval, verdict "noisy") when either
+// side has too few segments.
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
+                                       bool paired = true);
 
 // Relative drift of a loss curve from a reference trained with the same seed. Scenarios stop
 // after different step counts, so both curves are compared on their common prefix: the mean of
@@ -74,6 +74,17 @@ class EnvironmentMismatch : public std::runtime_error {
 std::vector<std::string> environment_differences(const nlohmann::json& old_env,
                                                  const nlohmann::json& new_env);
 
+// An A/A |change| beyond this is not noise of a working setup but a broken measurement (the
+// machine was loaded during one run): such a noise floor would let real regressions through,
+// so it is refused.
+inline constexpr double kMaxPlausibleNoisePct = 25.0;
+
+// Raised when an A/A comparison or a noise file is not a credible noise floor.
+class ImplausibleNoise : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Per-scenario A/A noise floors, keyed by scenario_key; see make_noise_floor().
 struct NoiseFloor {
   struct Entry {
@@ -83,21 +94,27 @@ struct NoiseFloor {
     double interval_width_pct = 0;  // (high - low) of the A/A speedup interval, percent
   };
   std::vector<Entry> entries;
+  // Where it came from: {old_run_id, new_run_id, old_path, new_path, created_at, environment
+  // (cpu model, device, gpu)}.
+  nlohmann::json source = nlohmann::json::object();
 
   const Entry* find(const nlohmann::json& key) const;
 };
 void to_json(nlohmann::json& j, const NoiseFloor& n);
-NoiseFloor load_noise_floor(const std::string& path);  // InputError naming the file and field
+// InputError naming the file and field; ImplausibleNoise when an entry exceeds
+// kMaxPlausibleNoisePct.
+NoiseFloor load_noise_floor(const std::string& path);
 void save_noise_floor(const NoiseFloor& n, const std::string& path);
 
 struct CompareOptions {
   double same_threshold = 0.02;
-  int resamples = 2000;
-  std::uint64_t seed = 1;
   bool allow_env_mismatch = false;
   // CI gate: a scenario regresses when even the optimistic end of its old/new speedup interval
   // is below 1 - pct/100, where pct = max(fail_on_regression_pct, its A/A abs_change_pct).
+  // A scenario that was ok in OLD and is failed / oom / diverged / missing in NEW is "broken"
+  // and fails the gate too, unless allow_broken.
   std::optional<double> fail_on_regression_pct;
+  bool allow_broken = false;
   NoiseFloor noise;
 };
 
@@ -111,24 +128,34 @@ struct ScenarioComparison {
   double change_pct = 0;         // (new / old - 1) * 100: > 0 means the new run is slower
   stats::Verdict verdict = stats::Verdict::noisy;
   double gate_pct = 0;      // threshold used by the gate (0 when no gate)
-  bool regression = false;  // fails the gate
+  bool regression = false;  // slower beyond the gate and beyond noise (never on contended data)
+  bool broken = false;      // ok in OLD, failed / oom / diverged / skipped in NEW
+  // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
+  bool contended = false;
+  std::string contention;   // why, e.g. "new: other processes used 1.9 cores ..."
 };
 
 struct RunComparison {
   std::string old_run_id, new_run_id;
   std::vector<ScenarioComparison> scenarios;  // in the new run's order
   std::vector<std::string> only_in_old, only_in_new;  // scenario ids
+  std::vector<std::string> missing_in_new;  // ok in OLD, absent from NEW (subset of only_in_old)
   std::vector<std::string> environment_differences;  // non-empty only with allow_env_mismatch
   std::optional<stats::RatioInterval> geomean_speedup;  // over compared scenarios
-  bool regression = false;  // some scenario fails the gate
+  int compared = 0;          // scenarios with timings in both runs
+  bool regression = false;   // some scenario slower beyond the gate and its noise
+  bool broken = false;       // some scenario broken or missing in NEW (not allowed)
+  bool contended = false;    // some compared scenario was contended: the gate refuses to judge
 };
 
 // Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
-// differs, unless options.allow_env_mismatch.
+// differs, unless options.allow_env_mismatch. broken is set only with a gate.
 RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
                            const CompareOptions& options = {});
 
-// The noise floor measured by an A/A comparison (the same build measured twice).
+// The noise floor measured by an A/A comparison (the same build measured twice). Throws
+// ImplausibleNoise, naming the scenarios, when some |change| exceeds kMaxPlausibleNoisePct or
+// some scenario was contended (a loaded machine is not noise), or when nothing was compared.
 NoiseFloor make_noise_floor(const RunComparison& aa);
 
 void to_json(nlohmann::json& j, const RunComparison& c);

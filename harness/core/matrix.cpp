@@ -30,7 +30,8 @@ const std::vector<std::string>& matrix_axis_names() {
 namespace {
 
 const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_ci",
-                                            "time_budget_s"};
+                                            "time_budget_s", "rounds", "max_rounds",
+                                            "interleave", "segment_warmup"};
 const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
                                                "kineto",  "nvtx",   "gzip"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
@@ -172,6 +173,22 @@ void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
   if (s.min_steps > s.max_steps)
     r.fail("steps.min", "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " +
                             std::to_string(s.max_steps));
+  if (j.contains("rounds")) {
+    s.rounds = r.small_int(j["rounds"], "steps.rounds", 1);
+    if (s.rounds > kMaxRounds) r.fail("steps.rounds", "must be <= " + std::to_string(kMaxRounds));
+    s.max_rounds = std::max(s.max_rounds, s.rounds);
+  }
+  if (j.contains("max_rounds")) {
+    s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1);
+    if (s.max_rounds > kMaxRounds)
+      r.fail("steps.max_rounds", "must be <= " + std::to_string(kMaxRounds));
+  }
+  if (s.max_rounds < s.rounds)
+    r.fail("steps.max_rounds", "must be >= steps.rounds, got " + std::to_string(s.max_rounds) +
+                                   " < " + std::to_string(s.rounds));
+  if (j.contains("interleave")) s.interleave = r.boolean(j["interleave"], "steps.interleave");
+  if (j.contains("segment_warmup"))
+    s.segment_warmup = r.small_int(j["segment_warmup"], "steps.segment_warmup", 0);
 }
 
 void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {

@@ -9,7 +9,8 @@
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[] = {"ok", "skipped", "failed", "oom"};
+constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok", "skipped", "failed", "oom",
+                                                             "diverged"};
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
@@ -30,7 +31,7 @@ std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
 const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }
 
 ScenarioStatus parse_status(const std::string& s) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < kScenarioStatusCount; ++i)
     if (s == kStatusNames[i]) return static_cast<ScenarioStatus>(i);
   throw std::invalid_argument("unknown scenario status '" + s + "'");
 }
@@ -39,7 +40,7 @@ void to_json(nlohmann::json& j, const Distribution& d) {
   j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
        {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
        {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
-       {"ci_high", d.ci_high}};
+       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates}};
 }
 void from_json(const nlohmann::json& j, Distribution& d) {
   d.n = j.value("n", std::size_t{0});
@@ -55,6 +56,20 @@ void from_json(const nlohmann::json& j, Distribution& d) {
   d.p99 = j.value("p99", 0.0);
   d.ci_low = j.value("ci_low", 0.0);
   d.ci_high = j.value("ci_high", 0.0);
+  // Files from before segments carried an order-statistic interval of the steps alone: it
+  // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
+  d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
+  d.ci_replicates = j.value("ci_replicates", std::size_t{0});
+}
+
+void to_json(nlohmann::json& j, const Segment& s) {
+  j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
+}
+void from_json(const nlohmann::json& j, Segment& s) {
+  s.round = j.value("round", 0);
+  s.steps = j.value("steps", 0);
+  s.median_s = j.value("median_s", 0.0);
+  s.started_s = j.value("started_s", 0.0);
 }
 
 void to_json(nlohmann::json& j, const PhaseStat& p) {
@@ -89,6 +104,7 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j["metrics"] = {{"warmup_steps", r.warmup_steps},
                   {"measured_steps", r.measured_steps},
                   {"stop_reason", r.stop_reason},
+                  {"converged", r.converged},
                   {"step_time_s", r.step_time_s},
                   {"samples_per_s", r.samples_per_s},
                   {"tokens_per_s", r.tokens_per_s},
@@ -98,8 +114,9 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
                   {"skipped_steps", r.skipped_steps},
                   {"final_loss_scale", r.final_loss_scale},
                   {"memory", r.memory},
-                  {"wall_s", r.wall_s}};
-  j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}};
+                  {"wall_s", r.wall_s},
+                  {"disturbance", r.disturbance}};
+  j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}, {"segments", r.segments}};
   j["extra"] = r.extra;
 }
 
@@ -112,6 +129,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.warmup_steps = m.value("warmup_steps", 0);
   r.measured_steps = m.value("measured_steps", 0);
   r.stop_reason = m.value("stop_reason", "");
+  r.converged = m.value("converged", r.stop_reason == "converged");
   if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
   r.samples_per_s = m.value("samples_per_s", 0.0);
   r.tokens_per_s = m.value("tokens_per_s", 0.0);
@@ -122,10 +140,12 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.final_loss_scale = m.value("final_loss_scale", 0.0);
   if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
   r.wall_s = m.value("wall_s", 0.0);
+  r.disturbance = m.value("disturbance", nlohmann::json::object());
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
     r.step_times_s = s.value("step_time_s", std::vector<double>{});
     r.loss_curve = numbers_or_nan(s, "loss");
+    if (s.contains("segments")) r.segments = s.at("segments").get<std::vector<Segment>>();
   }
   r.extra = j.value("extra", nlohmann::json::object());
 }
@@ -133,7 +153,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
 void to_json(nlohmann::json& j, const RunResult& r) {
   j = {{"schema_version", r.schema_version},
        {"run_id", r.run_id},
-       {"matrix", {{"name", r.matrix_name}, {"file", r.matrix_file}}},
+       {"matrix", {{"name", r.matrix_name}, {"file", r.matrix_file}, {"digest", r.matrix_digest}}},
        {"baseline_id", r.baseline_id},
        {"environment", r.environment},
        {"scenarios", r.scenarios},
@@ -146,6 +166,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   if (j.contains("matrix")) {
     r.matrix_name = j.at("matrix").value("name", "");
     r.matrix_file = j.at("matrix").value("file", "");
+    r.matrix_digest = j.at("matrix").value("digest", "");
   }
   r.baseline_id = j.value("baseline_id", "");
   r.environment = j.value("environment", nlohmann::json::object());

@@ -18,7 +18,22 @@ struct Distribution {
   std::size_t n = 0;
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
   double p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
-  double ci_low = 0, ci_high = 0;  // 95% interval of the median
+  // 95% interval of the median that includes between-segment drift (segment_stats.hpp).
+  // ci_method "segments" or "batch-means" when it exists; "none" (ci_low = ci_high = 0) when
+  // there were too few replicates for any 95% interval: reports then print no interval.
+  double ci_low = 0, ci_high = 0;
+  std::string ci_method = "none";
+  std::size_t ci_replicates = 0;  // segments (or blocks) behind the interval
+  bool has_interval() const { return ci_method != "none" && ci_high > 0; }
+};
+
+// One segment of a scenario's measurement: the steps it ran in one round of the interleaved
+// schedule.
+struct Segment {
+  int round = 0;          // 0-based round of the schedule
+  int steps = 0;          // measured steps in it
+  double median_s = 0;    // their median step time
+  double started_s = 0;   // start, seconds since the run started
 };
 
 // Time spent in one phase of a training step, per optimizer step.
@@ -36,7 +51,10 @@ struct MemoryStats {
   std::int64_t peak_rss_bytes = 0;        // process resident set during the scenario
 };
 
-enum class ScenarioStatus { ok, skipped, failed, oom };
+// diverged: the loss went non-finite or exploded (see divergence.hpp); its speed figures are
+// kept but never enter speedups, summaries or comparisons.
+enum class ScenarioStatus { ok, skipped, failed, oom, diverged };
+inline constexpr int kScenarioStatusCount = 5;
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 
@@ -49,8 +67,12 @@ struct ScenarioResult {
   // Timing: one "step" is one optimizer step (= params.accumulation micro-batches).
   int warmup_steps = 0;
   int measured_steps = 0;
-  std::string stop_reason;  // "converged", "time_budget", "max_steps"
-  std::vector<double> step_times_s;  // every measured step, in order
+  // "converged": the interval reached steps.target_rel_ci; "rounds": every round ran without
+  // reaching it; "no_interval": too few segments for any 95% interval.
+  std::string stop_reason;
+  bool converged = false;
+  std::vector<double> step_times_s;  // every measured step, in order (segments concatenated)
+  std::vector<Segment> segments;     // in round order
   Distribution step_time_s;
   double samples_per_s = 0;  // median-based: effective_batch / median step time
   double tokens_per_s = 0;   // language models only, else 0
@@ -65,6 +87,11 @@ struct ScenarioResult {
   MemoryStats memory;
   double wall_s = 0;  // whole scenario, set-up included
 
+  // What disturbed the measurement (host_load.hpp): other processes' CPU use, steal, load
+  // average, GPU clocks/throttling; "contended": true past the documented thresholds.
+  nlohmann::json disturbance = nlohmann::json::object();
+  bool contended() const { return disturbance.value("contended", false); }
+
   // Open sections filled by other components: "profile" (trace paths, CUPTI summaries),
   // "capacity" (FLOPs, MFU, projections), "loss_parity", ...
   nlohmann::json extra = nlohmann::json::object();
@@ -75,6 +102,9 @@ struct RunResult {
   std::string run_id;
   std::string matrix_name;
   std::string matrix_file;
+  // Digest of what the matrix measures (scenarios_digest): `compare --against last` only
+  // compares runs of the same content, not just the same name.
+  std::string matrix_digest;
   std::string baseline_id;  // id of the baseline scenario ("" when none ran)
   nlohmann::json environment = nlohmann::json::object();  // manifest, see environment.hpp
   std::vector<ScenarioResult> scenarios;
@@ -83,6 +113,8 @@ struct RunResult {
 
 void to_json(nlohmann::json& j, const Distribution& d);
 void from_json(const nlohmann::json& j, Distribution& d);
+void to_json(nlohmann::json& j, const Segment& s);
+void from_json(const nlohmann::json& j, Segment& s);
 void to_json(nlohmann::json& j, const PhaseStat& p);
 void from_json(const nlohmann::json& j, PhaseStat& p);
 void to_json(nlohmann::json& j, const MemoryStats& m);

@@ -1,6 +1,7 @@
 #include "harness/core/scenario.hpp"
 
 #include <array>
+#include <cstdio>
 
 namespace tb {
 
@@ -37,10 +38,34 @@ nlohmann::json scenario_key(const ScenarioParams& p) {
           {"accumulation", p.accumulation},      {"batch", p.batch}};
 }
 
+std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& p : scenarios) {
+    nlohmann::json k = scenario_key(p);
+    k["model_options"] = p.model_options;
+    k["dataset_options"] = p.dataset_options;
+    k["seed"] = p.seed;
+    k["learning_rate"] = p.learning_rate;
+    k["momentum"] = p.momentum;
+    k["stopping"] = p.stopping;
+    all.push_back(std::move(k));
+  }
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : all.dump()) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 void to_json(nlohmann::json& j, const StoppingRule& s) {
   j = {{"warmup_steps", s.warmup_steps},   {"min_steps", s.min_steps},
        {"max_steps", s.max_steps},         {"target_rel_ci", s.target_rel_ci},
-       {"time_budget_s", s.time_budget_s}};
+       {"time_budget_s", s.time_budget_s}, {"rounds", s.rounds},
+       {"max_rounds", s.max_rounds},       {"interleave", s.interleave},
+       {"segment_warmup", s.segment_warmup}};
 }
 void from_json(const nlohmann::json& j, StoppingRule& s) {
   s.warmup_steps = j.value("warmup_steps", s.warmup_steps);
@@ -48,6 +73,11 @@ void from_json(const nlohmann::json& j, StoppingRule& s) {
   s.max_steps = j.value("max_steps", s.max_steps);
   s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
   s.time_budget_s = j.value("time_budget_s", s.time_budget_s);
+  // Files from before segments measured one block: one round, nothing interleaved.
+  s.rounds = j.value("rounds", 1);
+  s.max_rounds = j.value("max_rounds", s.rounds);
+  s.interleave = j.value("interleave", false);
+  s.segment_warmup = j.value("segment_warmup", 0);
 }
 
 void to_json(nlohmann::json& j, const ProfileOptions& p) {

@@ -15,15 +15,25 @@ const char* to_string(Precision p);
 std::optional<Precision> parse_precision(const std::string& s);
 const std::vector<std::string>& precision_names();
 
-// How many steps to measure: at least min_steps, at most max_steps, stopping early once the
-// relative half-width of the median's 95% interval is below target_rel_ci, or when
-// time_budget_s of measured time is spent.
+// How a scenario is measured. It runs warmup_steps unmeasured steps once, then `rounds`
+// segments, one per round of a schedule that interleaves the matrix's scenarios in a new
+// shuffled order every round (interleave = false: each scenario's rounds back to back). Each
+// segment re-warms with segment_warmup unmeasured steps (after a switch from another scenario)
+// and measures between ceil(min_steps / rounds) and ceil(max_steps / rounds) steps, stopping at
+// time_budget_s / rounds seconds of measured time once the minimum is reached. A scenario whose
+// drift-aware 95% interval (segment_stats.hpp) is still wider than +-target_rel_ci after `rounds`
+// rounds gets more rounds, up to max_rounds.
+inline constexpr int kMaxRounds = 1000;
 struct StoppingRule {
   int warmup_steps = 3;
   int min_steps = 10;
   int max_steps = 100;
   double target_rel_ci = 0.02;
   double time_budget_s = 10.0;
+  int rounds = 6;
+  int max_rounds = 6;
+  bool interleave = true;
+  int segment_warmup = 1;
 };
 
 struct ProfileOptions {
@@ -62,6 +72,11 @@ std::string scenario_id(const ScenarioParams& p);
 // The parameters that identify a scenario across runs (model, dataset, device, optimizer,
 // precision, workers, accumulation, batch) as JSON; used for matching in comparisons.
 nlohmann::json scenario_key(const ScenarioParams& p);
+
+// Digest (16 hex digits, FNV-1a 64) of what a list of scenarios measures: keys, options, seed,
+// learning rate and stopping rule. Profiling options and the test-only delay are left out: they
+// do not change what is measured (the delay stands in for a code change in gate tests).
+std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios);
 
 void to_json(nlohmann::json& j, const StoppingRule& s);
 void from_json(const nlohmann::json& j, StoppingRule& s);

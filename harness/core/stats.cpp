@@ -97,8 +97,8 @@ MedianInterval median_interval(std::span<const double> sorted) {
     if (cdf > 0.025) break;
     r = k + 1;
   }
-  if (r == 0) return {sorted.front(), sorted.back()};
-  return {sorted[r - 1], sorted[n - r]};
+  if (r == 0) return {sorted.front(), sorted.back(), false};
+  return {sorted[r - 1], sorted[n - r], true};
 }
 
 Distribution summarize(std::span<const double> samples, std::uint64_t /*seed*/) {
@@ -117,8 +117,12 @@ Distribution summarize(std::span<const double> samples, std::uint64_t /*seed*/) 
   d.p95 = sorted_percentile(v, 95);
   d.p99 = sorted_percentile(v, 99);
   const auto ci = median_interval(v);
-  d.ci_low = ci.low;
-  d.ci_high = ci.high;
+  if (ci.valid) {
+    d.ci_low = ci.low;
+    d.ci_high = ci.high;
+    d.ci_method = "steps";
+    d.ci_replicates = v.size();
+  }
   return d;
 }
 
@@ -171,6 +175,7 @@ const char* to_string(Verdict v) {
 }
 
 Verdict classify(const RatioInterval& r, double same_threshold) {
+  if (!r.valid) return Verdict::noisy;
   const double band_low = 1.0 - same_threshold;
   const double band_high = 1.0 + same_threshold;
   if (r.low > 1.0) return r.ratio > band_high ? Verdict::faster : Verdict::same;
@@ -182,7 +187,9 @@ Verdict classify(const RatioInterval& r, double same_threshold) {
 RatioInterval geometric_mean(std::span<const RatioInterval> ratios) {
   if (ratios.empty()) throw std::invalid_argument("geometric_mean: no ratios");
   double sum_log = 0, sum_lower_sq = 0, sum_upper_sq = 0;
+  bool valid = true;
   for (const auto& r : ratios) {
+    valid = valid && r.valid;
     if (!(r.ratio > 0 && r.low > 0 && r.high > 0))
       throw std::invalid_argument("geometric_mean: ratios must be positive");
     const double lr = std::log(r.ratio);
@@ -194,8 +201,9 @@ RatioInterval geometric_mean(std::span<const RatioInterval> ratios) {
   }
   const double k = static_cast<double>(ratios.size());
   const double center = sum_log / k;
+  if (!valid) return {std::exp(center), std::exp(center), std::exp(center), false};
   return {std::exp(center), std::exp(center - std::sqrt(sum_lower_sq) / k),
-          std::exp(center + std::sqrt(sum_upper_sq) / k)};
+          std::exp(center + std::sqrt(sum_upper_sq) / k), true};
 }
 
 }  // namespace tb::stats

@@ -83,8 +83,11 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   const RunResult run = run_matrix(spec, options);
+  // A run in which something broke is not a success, whatever was measured beside it.
   for (const auto& s : run.scenarios)
-    if (s.status == ScenarioStatus::failed) return kExitScenarioFailed;
+    if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
+        s.status == ScenarioStatus::diverged)
+      return kExitScenarioFailed;
   return kExitOk;
 }
 

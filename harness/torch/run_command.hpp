@@ -18,7 +18,8 @@ int cmd_models(const std::vector<std::string>& args, std::ostream& out, std::ost
 
 // Exit codes of run/list/capacity.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitScenarioFailed = 1;  // the run finished, some scenario failed
+inline constexpr int kExitScenarioFailed = 1;  // the run finished; a scenario failed, ran out of
+                                               // memory or diverged (capacity: OOM expected)
 inline constexpr int kExitBadInput = 2;        // bad matrix or command line; nothing ran
 
 }  // namespace tb

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <numeric>
+#include <random>
 
 #include <malloc.h>
 
@@ -23,6 +25,7 @@
 #include "harness/torch/environment.hpp"
 #include "harness/torch/precision.hpp"
 #include "harness/torch/profile_pass.hpp"
+#include "harness/torch/scenario_session.hpp"
 #include "harness/torch/run_finish.hpp"
 #include "harness/torch/trainer.hpp"
 #include "harness/torch/utilization_pass.hpp"
@@ -34,88 +37,70 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// The scenario's peak memory went past --memory-budget: the CPU's stand-in for a CUDA OOM.
-struct MemoryBudgetExceeded : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-c10::Device resolve_device(const std::string& device) {
-  return device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-}
-
-std::shared_ptr<SampleSource> make_source(const ScenarioParams& p) {
-  const auto& model = Registry::instance().model(p.model);
-  const std::string name = p.dataset.empty() ? model.default_dataset : p.dataset;
-  nlohmann::json options = model.default_dataset_options;
-  options.merge_patch(p.dataset_options);
-  return Registry::instance().dataset(name).factory(DatasetRequest{options, p.seed});
-}
-
-// Peak memory of one scenario: the caching allocator on a GPU, the process RSS everywhere.
-class MemoryWatch {
- public:
-  explicit MemoryWatch(c10::Device device) : device_(device) {
-    if (device_.is_cuda()) {
-      at::accelerator::synchronizeDevice(device_.index());
-      at::accelerator::emptyCache();
-      at::accelerator::resetPeakStats(device_.index());
-      at::accelerator::resetAccumulatedStats(device_.index());
-    }
-    // Hand freed heap back to the OS first: otherwise memory an earlier (larger) scenario freed
-    // but glibc kept would count towards this scenario's peak RSS.
-    malloc_trim(0);
-    rss_.reset();
-  }
-  MemoryStats read() const {
-    MemoryStats m;
-    m.peak_rss_bytes = rss_.peak_rss_bytes();
-    if (device_.is_cuda()) {
-      const auto stats = at::accelerator::getDeviceStats(device_.index());
-      constexpr auto kAll = 0;  // StatType::AGGREGATE
-      m.peak_allocated_bytes = stats.allocated_bytes[kAll].peak;
-      m.peak_reserved_bytes = stats.reserved_bytes[kAll].peak;
-      m.alloc_retries = stats.num_alloc_retries;
-    }
-    return m;
-  }
-
- private:
-  c10::Device device_;
-  capacity::PeakRssProbe rss_;
-};
-
-void fill_timing(ScenarioResult& r, const std::vector<StepSample>& steps, std::int64_t items,
-                 std::int64_t tokens_per_sample) {
-  r.step_times_s.clear();
-  std::array<std::vector<double>, kPhaseCount> phase;
-  for (const auto& s : steps) {
-    r.step_times_s.push_back(s.step_s);
-    for (std::size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(s.phase_s[i]);
-  }
-  r.measured_steps = static_cast<int>(steps.size());
-  r.step_time_s = stats::summarize(r.step_times_s);
-  if (r.step_time_s.median > 0) {
-    r.samples_per_s = static_cast<double>(items) / r.step_time_s.median;
-    r.tokens_per_s = r.samples_per_s * static_cast<double>(tokens_per_sample);
-  }
-  double total = 0;
-  r.phases.clear();
-  for (std::size_t i = 0; i < kPhaseCount; ++i) {
-    PhaseStat ps;
-    ps.name = kPhaseNames[i];
-    ps.median_s = stats::median(phase[i]);
-    ps.mean_s = stats::mean(phase[i]);
-    total += ps.mean_s;
-    r.phases.push_back(ps);
-  }
-  for (auto& ps : r.phases) ps.share = total > 0 ? ps.mean_s / total : 0;
-}
-
 std::string safe_file_stem(const std::string& id) {
   std::string s = id;
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
   return s;
+}
+
+// The one place where a scenario's exception becomes its status.
+void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {
+  r.id = scenario_id(params);
+  r.params = params;
+  try {
+    std::rethrow_exception(error);
+  } catch (const ScenarioSkipped& e) {
+    r.status = ScenarioStatus::skipped;
+    r.message = e.what();
+  } catch (const c10::OutOfMemoryError& e) {
+    r.status = ScenarioStatus::oom;
+    r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
+    if (params.device == "cuda") at::accelerator::emptyCache();
+  } catch (const MemoryBudgetExceeded& e) {
+    r.status = ScenarioStatus::oom;
+    r.message = e.what();
+  } catch (const c10::Error& e) {
+    r.status = ScenarioStatus::failed;
+    r.message = e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    r.status = ScenarioStatus::failed;
+    r.message = e.what();
+  }
+}
+
+std::int64_t current_rss_bytes() {
+  const capacity::PeakRssProbe probe(capacity::PeakRssProbe::Mode::sampling);
+  return probe.current_rss_bytes();
+}
+
+// The interleaved schedule: one slot per scenario, alive from its first segment to its finish.
+struct Slot {
+  ScenarioParams params;
+  std::unique_ptr<ScenarioSession> session;
+  std::optional<ScenarioResult> result;  // set once finished (ok or not)
+};
+
+void print_outcome(std::ostream* out, std::size_t index, std::size_t total, const ScenarioResult& r) {
+  if (!out) return;
+  *out << "[" << index + 1 << "/" << total << "] " << r.id << " ... ";
+  if (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged) {
+    char line[200];
+    if (r.step_time_s.has_interval())
+      std::snprintf(line, sizeof line, "%.2f ms/step [%.2f, %.2f]  %.1f samples/s  (%d steps, %zu segments, %s)",
+                    r.step_time_s.median * 1e3, r.step_time_s.ci_low * 1e3, r.step_time_s.ci_high * 1e3,
+                    r.samples_per_s, r.measured_steps, r.segments.size(), r.stop_reason.c_str());
+    else
+      std::snprintf(line, sizeof line, "%.2f ms/step (no interval)  %.1f samples/s  (%d steps, %zu segments)",
+                    r.step_time_s.median * 1e3, r.samples_per_s, r.measured_steps, r.segments.size());
+    *out << to_string(r.status) << "  " << line;
+    if (r.contended()) *out << "  CONTENDED";
+    if (r.status == ScenarioStatus::diverged) *out << "\n      " << r.message;
+    *out << "\n";
+  } else {
+    *out << to_string(r.status) << ": " << r.message << "\n";
+  }
+  out->flush();
 }
 
 }  // namespace
@@ -139,91 +124,16 @@ MatrixParseOptions default_parse_options() {
 
 ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options,
                             const std::string& trace_stem) {
-  const auto wall_start = Clock::now();
-  TB_NVTX_SCENARIO(scenario_id(p));
-  ScenarioResult r;
-  r.id = scenario_id(p);
-  r.params = p;
-  const auto support = check_precision(p.precision, p.device);
-  if (!support.supported) throw ScenarioSkipped(support.reason);
-  const c10::Device device = resolve_device(p.device);
-  const PrecisionGuard precision_guard(p.precision);
-  torch::manual_seed(p.seed);
-
-  // Outlives the loader's worker threads, which may record spans until they are joined.
-  ProfilePass profile_pass(p, options.profile);
-  auto source = make_source(p);
-  auto model = Registry::instance().model(p.model).factory(p.model_options, source->info());
-  BatchStream stream(source, p.batch, p.workers);
-  Trainer trainer(p, *model, stream, device);
-  MemoryWatch memory(device);
-
-  StepSample sample;
-  int step = 0;
-  for (int i = 0; i < p.stopping.warmup_steps; ++i, ++step) {
-    if (options.test_hook) options.test_hook(p, step);
-    trainer.step(sample);
-    r.loss_curve.push_back(sample.loss);
-  }
-  r.warmup_steps = p.stopping.warmup_steps;
-
-  std::vector<StepSample> measured;
-  measured.reserve(static_cast<std::size_t>(p.stopping.max_steps));
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(p.stopping.max_steps));
-  double measured_s = 0;
-  r.stop_reason = "max_steps";
-  while (static_cast<int>(measured.size()) < p.stopping.max_steps) {
-    if (options.test_hook) options.test_hook(p, step);
-    trainer.step(sample);
-    ++step;
-    measured.push_back(sample);
-    times.push_back(sample.step_s);
-    r.loss_curve.push_back(sample.loss);
-    measured_s += sample.step_s;
-    if (static_cast<int>(measured.size()) < p.stopping.min_steps) continue;
-    if (stats::relative_ci_halfwidth(stats::summarize(times)) <= p.stopping.target_rel_ci) {
-      r.stop_reason = "converged";
-      break;
-    }
-    if (measured_s >= p.stopping.time_budget_s) {
-      r.stop_reason = "time_budget";
-      break;
-    }
-  }
-  r.memory = memory.read();
-
-  const std::int64_t tokens = model->tokens_per_sample();
-  fill_timing(r, measured, p.effective_batch, tokens);
-  r.loss_start = r.loss_curve.empty() ? 0 : r.loss_curve.front();
-  r.loss_end = r.loss_curve.empty() ? 0 : r.loss_curve.back();
-  r.skipped_steps = trainer.scaler().skipped_steps();
-  r.final_loss_scale = trainer.scaler().enabled() ? trainer.scaler().scale_value() : 0.0;
-
-  r.extra["dataset"] = {{"samples", source->size()}};
-  const auto layers = model->layers_per_sample();
-  if (!layers.empty()) r.extra["flops_per_sample"] = capacity::count_flops(layers);
-
-  if (options.memory_budget_bytes > 0 && r.memory.peak_rss_bytes > options.memory_budget_bytes)
-    throw MemoryBudgetExceeded("peak RSS " + std::to_string(r.memory.peak_rss_bytes) +
-                               " bytes exceeds the memory budget of " +
-                               std::to_string(options.memory_budget_bytes) + " bytes");
-
-  // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
-  if (profile_pass.enabled() && !options.out_dir.empty()) {
-    auto profile = profile_pass.run(trainer, device, options.out_dir,
-                                    trace_stem.empty() ? safe_file_stem(r.id) : trace_stem);
-    if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
-      profile["overhead_vs_timed"] =
-          profile["window_step_time_s"].get<double>() / r.step_time_s.median - 1.0;
-    r.extra["profile"] = std::move(profile);
-  }
-
-  r.wall_s = std::chrono::duration<double>(Clock::now() - wall_start).count();
-  return r;
+  ScenarioSession session(p, options, trace_stem.empty() ? safe_file_stem(scenario_id(p)) : trace_stem,
+                          Clock::now(), 0);
+  for (int round = 0; round < std::max(1, p.stopping.rounds); ++round) session.run_segment(round);
+  while (session.segments() < p.stopping.max_rounds && !session.converged())
+    session.run_segment(session.segments());
+  return session.finish();
 }
 
 RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
+  const auto run_start = Clock::now();
   RunResult run;
   run.run_id = options.run_id.empty() ? make_run_id(spec) : options.run_id;
   run.matrix_name = spec.name;
@@ -240,61 +150,104 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
       }
     }
   }
+  run.matrix_digest = scenarios_digest(scenarios);
   const auto baseline = choose_baseline(spec, scenarios);
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
   const std::string results_path =
       options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.json").string();
   auto* out = options.progress;
+  const StoppingRule& rule = spec.defaults.stopping;
   if (out)
-    *out << "trainbench: matrix '" << spec.name << "' (" << scenarios.size() << " scenarios) on "
+    *out << "trainbench: matrix '" << spec.name << "' (" << scenarios.size() << " scenarios, "
+         << rule.rounds << " rounds" << (rule.interleave ? ", interleaved" : "") << ") on "
          << run.environment.value("device", "cpu") << ", results in "
          << (options.out_dir.empty() ? "(not saved)" : options.out_dir) << "\n";
 
+  std::vector<Slot> slots(scenarios.size());
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    const auto& p = scenarios[i];
-    ScenarioParams params = p;
-    if (options.profile) params.profile.enabled = *options.profile;
-    if (out) *out << "[" << (i + 1) << "/" << scenarios.size() << "] " << scenario_id(p) << " ... " << std::flush;
-    ScenarioResult r;
-    try {
-      r = run_scenario(params, options, safe_file_stem(scenario_id(p)));
-    } catch (const ScenarioSkipped& e) {
-      r.status = ScenarioStatus::skipped;
-      r.message = e.what();
-    } catch (const c10::OutOfMemoryError& e) {
-      r.status = ScenarioStatus::oom;
-      r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
-      if (params.device == "cuda") at::accelerator::emptyCache();
-    } catch (const MemoryBudgetExceeded& e) {
-      r.status = ScenarioStatus::oom;
-      r.message = e.what();
-    } catch (const c10::Error& e) {
-      r.status = ScenarioStatus::failed;
-      r.message = e.what_without_backtrace();
-    } catch (const std::exception& e) {
-      r.status = ScenarioStatus::failed;
-      r.message = e.what();
-    }
-    if (r.status != ScenarioStatus::ok) {
-      r.id = scenario_id(p);
-      r.params = params;
-    }
-    run.scenarios.push_back(std::move(r));
-    const auto& done = run.scenarios.back();
-    if (out) {
-      if (done.status == ScenarioStatus::ok) {
-        char line[160];
-        std::snprintf(line, sizeof line, "ok  %.2f ms/step  %.1f samples/s  (%d steps, %s)\n",
-                      done.step_time_s.median * 1e3, done.samples_per_s, done.measured_steps,
-                      done.stop_reason.c_str());
-        *out << line;
-      } else {
-        *out << to_string(done.status) << ": " << done.message << "\n";
-      }
-      out->flush();
-    }
-    if (!results_path.empty()) save_results(run, results_path);
+    slots[i].params = scenarios[i];
+    if (options.profile) slots[i].params.profile.enabled = *options.profile;
   }
+  const std::int64_t base_rss = rule.interleave ? current_rss_bytes() : 0;
+  std::size_t finished = 0;
+
+  auto fail = [&](std::size_t i, std::exception_ptr error) {
+    ScenarioResult r;
+    record_failure(r, slots[i].params, error);
+    slots[i].session.reset();
+    slots[i].result = std::move(r);
+    print_outcome(out, finished++, slots.size(), *slots[i].result);
+  };
+  auto finish = [&](std::size_t i) {
+    try {
+      slots[i].result = slots[i].session->finish();
+      slots[i].session.reset();
+      print_outcome(out, finished++, slots.size(), *slots[i].result);
+    } catch (...) {
+      fail(i, std::current_exception());
+    }
+  };
+  auto segment = [&](std::size_t i, int round) {
+    try {
+      if (!slots[i].session)
+        slots[i].session = std::make_unique<ScenarioSession>(
+            slots[i].params, options, safe_file_stem(scenario_id(slots[i].params)), run_start,
+            base_rss);
+      slots[i].session->run_segment(round);
+    } catch (...) {
+      fail(i, std::current_exception());
+    }
+  };
+  auto save = [&]() {
+    if (results_path.empty()) return;
+    run.scenarios.clear();
+    for (const auto& slot : slots)
+      if (slot.result) run.scenarios.push_back(*slot.result);
+      else if (slot.session) run.scenarios.push_back(slot.session->snapshot());
+    save_results(run, results_path);
+  };
+  auto active = [&](std::size_t i) { return !slots[i].result.has_value(); };
+
+  if (rule.interleave) {
+    // A new shuffled order every round, so no scenario always follows the same neighbour.
+    std::mt19937_64 rng(spec.defaults.seed ^ 0x5e6d5e6dULL);
+    std::vector<std::size_t> order(slots.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (int round = 0; round < rule.max_rounds; ++round) {
+      std::shuffle(order.begin(), order.end(), rng);
+      bool any = false;
+      for (const std::size_t i : order) {
+        if (!active(i)) continue;
+        // Past the planned rounds only the scenarios whose interval is still too wide go on.
+        if (round >= rule.rounds && slots[i].session && slots[i].session->converged()) {
+          finish(i);
+          continue;
+        }
+        segment(i, round);
+        any = true;
+      }
+      if (out && any)
+        *out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)")
+             << " done, " << static_cast<int>(std::chrono::duration<double>(Clock::now() - run_start).count())
+             << " s\n" << std::flush;
+      save();
+      if (!any) break;
+    }
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      if (active(i)) finish(i);
+  } else {
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      for (int round = 0; active(i) && round < rule.max_rounds; ++round) {
+        if (round >= rule.rounds && slots[i].session->converged()) break;
+        segment(i, round);
+      }
+      if (active(i)) finish(i);
+      save();
+    }
+  }
+  run.scenarios.clear();
+  for (auto& slot : slots) run.scenarios.push_back(std::move(*slot.result));
+  if (!results_path.empty()) save_results(run, results_path);
   add_utilization(run, spec, options.progress);
   finish_run(run, options);
   return run;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/core/results.hpp"
+#include "harness/core/segment_stats.hpp"
 #include "harness/core/stats.hpp"
 
 namespace tb::testing {
@@ -42,6 +43,37 @@ inline ScenarioResult make_scenario(const std::string& model, Precision precisio
     s.loss_start = s.loss_curve.front();
     s.loss_end = s.loss_curve.back();
   }
+  return s;
+}
+
+// A scenario measured in segments: segment j's steps are jittered around segment_medians[j]
+// (rel_noise), as the interleaved runner records them.
+inline ScenarioResult make_segmented_scenario(const std::string& model, Precision precision, int batch,
+                                              const std::vector<double>& segment_medians,
+                                              int steps_per_segment = 10, double rel_noise = 0.01,
+                                              std::uint64_t seed = 1) {
+  std::vector<double> steps;
+  std::vector<Segment> segments;
+  for (std::size_t j = 0; j < segment_medians.size(); ++j) {
+    const auto seg = jittered(segment_medians[j], rel_noise, steps_per_segment, seed + j);
+    steps.insert(steps.end(), seg.begin(), seg.end());
+    segments.push_back({static_cast<int>(j), steps_per_segment, stats::median(seg),
+                        static_cast<double>(j)});
+  }
+  ScenarioResult s = make_scenario(model, precision, batch, steps);
+  s.segments = segments;
+  std::vector<double> medians;
+  for (const auto& g : segments) medians.push_back(g.median_s);
+  s.step_time_s = stats::summarize_segmented(steps, medians);
+  s.samples_per_s = batch / s.step_time_s.median;
+  return s;
+}
+
+// Marks a scenario as measured on a loaded machine.
+inline ScenarioResult contended(ScenarioResult s, double other_cores = 1.8) {
+  s.disturbance = {{"contended", true},
+                   {"other_cpu_cores", other_cores},
+                   {"reason", "other processes used " + std::to_string(other_cores) + " cores"}};
   return s;
 }
 

@@ -19,6 +19,7 @@ using namespace tb;
 using tb::testing::jittered;
 using tb::testing::make_run;
 using tb::testing::make_scenario;
+using tb::testing::make_segmented_scenario;
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
@@ -122,7 +123,7 @@ TEST_F(CompareCommand, BadInputIsExitCode2) {
 TEST_F(CompareCommand, HelpDocumentsExitCodes) {
   EXPECT_EQ(compare({"--help"}), 0);
   for (const char* text : {"0  no regression", "1  regression", "2  usage or input error",
-                           "3  environments differ"})
+                           "3  environments differ", "4  the gate refused"})
     EXPECT_NE(out_.str().find(text), std::string::npos) << text;
 }
 
@@ -148,6 +149,130 @@ TEST_F(CompareCommand, AgainstRunsInTheHistory) {
   EXPECT_NE(out_.str().find("old: r2"), std::string::npos);
   EXPECT_EQ(compare({"--db", db, "--against", "nosuchrun", fresh}), 2);
   EXPECT_NE(err_.str().find("nosuchrun"), std::string::npos);
+}
+
+// "What was seen" 3: the gate passed a NEW run whose scenarios crashed, ran out of memory,
+// diverged or were missing, and a NEW run with nothing comparable.
+TEST_F(CompareCommand, BrokenOrMissingScenariosFailTheGate) {
+  const auto old_dir = write("old", two_scenario_run("old", 1.0, 1));
+  for (auto status : {ScenarioStatus::failed, ScenarioStatus::oom, ScenarioStatus::diverged}) {
+    auto run = two_scenario_run("new", 1.0, 2);
+    run.scenarios[1].status = status;
+    run.scenarios[1].message = "broke";
+    const auto new_dir = write(std::string("new_") + to_string(status), run);
+    EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, new_dir}), 1) << to_string(status);
+    EXPECT_NE(out_.str().find("BROKEN"), std::string::npos) << out_.str();
+    EXPECT_EQ(compare({"--fail-on-regression", "5", "--allow-broken", old_dir, new_dir}), 0);
+    EXPECT_EQ(compare({old_dir, new_dir}), 0) << "without a gate nothing fails";
+  }
+  auto missing = two_scenario_run("missing", 1.0, 2);
+  missing.scenarios.pop_back();
+  const auto missing_dir = write("missing", missing);
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, missing_dir}), 1);
+  EXPECT_NE(out_.str().find("broken: 1 scenario"), std::string::npos) << out_.str();
+
+  // NEW without any scenario: nothing comparable, and what OLD had is missing: a failure.
+  auto empty = two_scenario_run("empty", 1.0, 2);
+  empty.scenarios.clear();
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, write("empty", empty)}), 1);
+  // Two different matrices: nothing comparable is an error, never a pass.
+  auto other = make_run("other", {make_scenario("gpt", Precision::fp32, 8, jittered(0.02, 0.01, 40, 9))});
+  const auto other_dir = write("other", other);
+  EXPECT_EQ(compare({old_dir, other_dir}), 2);
+  EXPECT_NE(err_.str().find("nothing comparable"), std::string::npos) << err_.str();
+  EXPECT_EQ(compare({"--fail-on-regression", "5", "--allow-broken", old_dir, other_dir}), 2);
+}
+
+// "What was seen" 6: a run slowed by another process was reported as regressions.
+TEST_F(CompareCommand, ContendedDataIsNeverARegression) {
+  const auto old_dir = write("old", two_scenario_run("old", 1.0, 1));
+  auto slow = two_scenario_run("new", 1.5, 2);
+  slow.scenarios[0] = tb::testing::contended(slow.scenarios[0]);
+  const auto new_dir = write("new", slow);
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, new_dir}), 4) << out_.str();
+  EXPECT_NE(out_.str().find("CONTENDED"), std::string::npos) << out_.str();
+  EXPECT_NE(err_.str().find("refused"), std::string::npos) << err_.str();
+  // A real regression in an uncontended scenario still fails (exit 1 beats 4).
+  slow.scenarios[1] = make_scenario("cnn", Precision::fp32, 64, jittered(0.040, 0.01, 40, 5));
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, write("new2", slow)}), 1);
+}
+
+// "What was seen" 5: an A/A pair with +1266% was accepted as noise, and the gate then passed a
+// 12x slowdown.
+TEST_F(CompareCommand, ImplausibleNoiseIsRefused) {
+  const auto a = write("a", two_scenario_run("a", 1.0, 1));
+  const auto loaded = write("loaded", two_scenario_run("loaded", 13.0, 2));
+  EXPECT_EQ(compare({"--aa", a, loaded}), 2);
+  EXPECT_NE(err_.str().find("not noise"), std::string::npos) << err_.str();
+  EXPECT_FALSE(fs::exists(fs::path(loaded) / "noise-floor.json"));
+  auto contended_run = two_scenario_run("c", 1.0, 3);
+  contended_run.scenarios[0] = tb::testing::contended(contended_run.scenarios[0]);
+  EXPECT_EQ(compare({"--aa", a, write("c", contended_run)}), 2);
+  // A hand-made noise file with such a floor is refused too.
+  NoiseFloor floor;
+  floor.entries.push_back({"mlp/fp32/w0/a1/b32",
+                           scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 1266.0, 2.0});
+  const auto floor_path = (dir_ / "floor.json").string();
+  save_noise_floor(floor, floor_path);
+  EXPECT_EQ(compare({"--fail-on-regression", "5", "--noise", floor_path, a, loaded}), 2);
+  EXPECT_NE(err_.str().find("not run-to-run noise"), std::string::npos) << err_.str();
+  // A plausible A/A pair records where it came from.
+  const auto b = write("b", two_scenario_run("b", 1.0, 4));
+  ASSERT_EQ(compare({"--aa", a, b}), 0) << err_.str();
+  std::ifstream in(fs::path(b) / "noise-floor.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["source"]["old_run_id"], "a");
+  EXPECT_EQ(j["source"]["new_run_id"], "b");
+  EXPECT_EQ(j["source"]["environment"]["cpu_model"], "Test CPU 9000");
+}
+
+// "What was seen" 4: --against last took a run of another matrix, and a git revision shared by
+// all runs compared the newest run with itself.
+TEST_F(CompareCommand, AgainstLastMeansTheSameMatrixNeverItself) {
+  const auto db = (dir_ / "history.sqlite").string();
+  auto seed_run = make_run("seed-1", {make_scenario("resnet", Precision::fp32, 64, jittered(0.2, 0.01, 40, 1))},
+                           "Test CPU 9000", "2026-01-01T00:00:00Z");
+  seed_run.matrix_name = "seed";
+  auto q1 = two_scenario_run("quick-1", 1.0, 1, "Test CPU 9000", "2026-01-02T00:00:00Z");
+  q1.matrix_name = "quick";
+  q1.matrix_digest = "aaaa";
+  auto q_other = two_scenario_run("quick-other", 1.0, 1, "Test CPU 9000", "2026-01-03T00:00:00Z");
+  q_other.matrix_name = "quick";
+  q_other.matrix_digest = "bbbb";  // same name, other content (e.g. --set steps.max=...)
+  auto q2 = two_scenario_run("quick-2", 1.0, 2, "Test CPU 9000", "2026-01-04T00:00:00Z");
+  q2.matrix_name = "quick";
+  q2.matrix_digest = "aaaa";
+  auto s2 = seed_run;
+  s2.run_id = "seed-2";
+  s2.environment["started_at"] = "2026-01-05T00:00:00Z";
+  {
+    History h(db);
+    for (const auto* r : {&seed_run, &q1, &q_other, &q2, &s2}) h.record(*r, "gone");
+  }
+  const auto q2_dir = write("q2", q2);
+  EXPECT_EQ(compare({"--db", db, "--against", "last", "--fail-on-regression", "5", q2_dir}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("old: quick-1\nnew: quick-2"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("against: run quick-1"), std::string::npos) << out_.str();
+  // Every run shares one git revision: the newest of it that is not NEW and has NEW's matrix.
+  EXPECT_EQ(compare({"--db", db, "--against", "0123", q2_dir}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("old: quick-1\nnew: quick-2"), std::string::npos) << out_.str();
+  // NEW itself by id is refused; the first run of a matrix has nothing to compare against.
+  EXPECT_EQ(compare({"--db", db, "--against", "quick-2", q2_dir}), 2);
+  EXPECT_EQ(compare({"--db", db, "--against", "last", write("q1", q1)}), 2);
+  EXPECT_NE(err_.str().find("no earlier run of matrix 'quick'"), std::string::npos) << err_.str();
+}
+
+// Segments make the gate robust to drift inside the runs: a scenario whose segments wander by a
+// few percent is "noisy", not a regression; a 20% slowdown is still one.
+TEST_F(CompareCommand, SegmentedRunsGateOnDriftAwareIntervals) {
+  auto run_with = [&](const std::string& id, std::vector<double> medians, std::uint64_t seed) {
+    return make_run(id, {make_segmented_scenario("mlp", Precision::fp32, 64, medians, 10, 0.01, seed)});
+  };
+  const auto old_dir = write("old", run_with("old", {10.0, 10.6, 9.7, 10.3, 10.1, 9.9}, 1));
+  const auto drift_dir = write("drift", run_with("drift", {10.4, 11.0, 10.2, 10.9, 10.3, 10.8}, 2));
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, drift_dir}), 0) << out_.str();
+  const auto slow_dir = write("slow", run_with("slow", {12.0, 12.6, 11.8, 12.4, 12.1, 12.3}, 3));
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, slow_dir}), 1) << out_.str();
 }
 
 TEST_F(CompareCommand, TableAndJsonMatchGolden) {
