@@ -1,8 +1,11 @@
 #include "reporters/gbench_reporter.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+
+#include "harness/core/system_info.hpp"
 
 namespace tb {
 
@@ -26,6 +29,16 @@ nlohmann::json env_value(const nlohmann::json& env,
   return nullptr;
 }
 
+// The recorded host; a malformed section counts as absent (unknown), not as an error.
+SystemInfo recorded_host(const nlohmann::json& env) {
+  if (!env.is_object() || !env.contains("host") || !env.at("host").is_object()) return {};
+  try {
+    return env.at("host").get<SystemInfo>();
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+}
+
 // Nine significant digits: no "4.1878899999999994" noise from the seconds-to-ms product.
 double round9(double v) {
   char buf[32];
@@ -37,10 +50,15 @@ double round9(double v) {
 
 nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
   const auto& env = run.environment;
-  auto host = env_value(env, {{"hostname"}, {"host_name"}, {"host"}});
+  auto host = env_value(env, {{"hostname"}, {"host_name"}});
   auto date = env_value(env, {{"timestamp"}, {"date"}, {"started_at"}});
-  auto cpus = env_value(env, {{"cpu", "logical_cores"}, {"cpu", "count"}, {"num_cpus"}});
-  auto mhz = env_value(env, {{"cpu", "mhz"}, {"mhz_per_cpu"}});
+  const SystemInfo machine = recorded_host(env);
+  auto cpus = machine.num_cpus > 0
+                  ? nlohmann::json(machine.num_cpus)
+                  : env_value(env, {{"cpu", "logical_cores"}, {"cpu", "cores"}, {"cpu", "count"},
+                                    {"num_cpus"}});
+  auto mhz = machine.mhz_per_cpu > 0 ? nlohmann::json(machine.mhz_per_cpu)
+                                     : env_value(env, {{"cpu", "mhz"}, {"mhz_per_cpu"}});
   auto build = env_value(env, {{"build_type"}, {"build", "type"}});
   std::string build_type = "unknown";
   if (build.is_string()) build_type = build.get<std::string>() == "Debug" ? "debug" : "release";
@@ -50,13 +68,14 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
       {"host_name", host.is_string() ? host : nlohmann::json("")},
       {"executable", "trainbench"},
       {"num_cpus", cpus.is_number() ? cpus.get<int>() : 0},
-      {"mhz_per_cpu", mhz.is_number() ? static_cast<int>(mhz.get<double>()) : 0},
-      {"cpu_scaling_enabled", false},
-      {"caches", nlohmann::json::array()},
-      {"load_avg", nlohmann::json::array()},
+      // google/benchmark rounds cycles per second / 1e6 to a whole number.
+      {"mhz_per_cpu", mhz.is_number() ? std::llround(mhz.get<double>()) : 0},
+      {"caches", machine.caches},
+      {"load_avg", machine.load_avg},
       {"library_build_type", build_type},
       {"trainbench_run_id", run.run_id},
       {"trainbench_matrix", run.matrix_name}};
+  if (machine.cpu_scaling_enabled) context["cpu_scaling_enabled"] = *machine.cpu_scaling_enabled;
 
   nlohmann::json benchmarks = nlohmann::json::array();
   int family = 0;

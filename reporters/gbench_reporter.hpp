@@ -2,6 +2,11 @@
 // tools/compare.py can diff two trainbench runs. One "iteration" entry per ok scenario:
 // iterations = measured steps, real_time = cpu_time = median step time in ms,
 // items_per_second = samples/s.
+// The context's num_cpus, mhz_per_cpu, cpu_scaling_enabled, caches and load_avg describe the
+// run's machine as captured at run start (environment["host"], harness/core/system_info.hpp),
+// never the machine re-rendering the report. A manifest without them (older runs) falls back to
+// its cpu section for num_cpus/mhz_per_cpu, and what stays unknown is written as google
+// benchmark writes unknown: 0, [], cpu_scaling_enabled left out.
 #pragma once
 #include <nlohmann/json.hpp>
 

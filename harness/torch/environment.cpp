@@ -16,6 +16,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "harness/core/system_info.hpp"
 #include "trainbench/build_config.hpp"
 
 namespace tb {
@@ -65,6 +66,9 @@ nlohmann::json capture_environment(const std::vector<std::string>& command_line,
                 {"cores", std::thread::hardware_concurrency()},
                 {"threads_used", at::get_num_threads()}};
   env["memory_bytes"] = memory_bytes();
+  // google/benchmark's description of the host and the load average at run start; reports
+  // (gbench.json) read it from here so that a re-rendered report describes this machine.
+  env["host"] = read_system_info();
   env["torch"] = TORCH_VERSION;
   env["compiler"] = TRAINBENCH_CXX_COMPILER;
   env["build_type"] = TRAINBENCH_BUILD_TYPE;

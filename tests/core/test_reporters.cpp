@@ -212,6 +212,35 @@ TEST(GbenchReporter, OnlyOkScenariosWithMedianMilliseconds) {
   for (const auto& b : doc.at("benchmarks")) EXPECT_NE(b.at("name"), "transformer/fp32/w0/a1/b1024");
 }
 
+TEST(GbenchReporter, ContextDescribesTheRecordedHost) {
+  const auto context = GbenchReporter::to_gbench_json(fixture_run()).at("context");
+  EXPECT_EQ(context.at("num_cpus"), 16);
+  EXPECT_EQ(context.at("mhz_per_cpu"), 2750);
+  EXPECT_EQ(context.at("cpu_scaling_enabled"), false);
+  ASSERT_EQ(context.at("caches").size(), 4u);
+  EXPECT_EQ(context.at("caches").at(3), (nlohmann::json{{"type", "Unified"}, {"level", 3},
+                                                         {"size", 33554432}, {"num_sharing", 16}}));
+  EXPECT_EQ(context.at("load_avg"), (nlohmann::json{0.42, 0.35, 0.3}));
+}
+
+TEST(GbenchReporter, ManifestWithoutHostWritesGbenchUnknowns) {
+  // An older manifest (environment.cpp before the host section): num_cpus from its cpu section,
+  // the rest as google benchmark writes unknown; never the machine rendering the report.
+  auto run = fixture_run();
+  run.environment = {{"hostname", "old-box"}, {"cpu", {{"model", "x"}, {"cores", 2}}}};
+  auto context = GbenchReporter::to_gbench_json(run).at("context");
+  EXPECT_EQ(context.at("num_cpus"), 2);
+  EXPECT_EQ(context.at("mhz_per_cpu"), 0);
+  EXPECT_EQ(context.at("caches"), nlohmann::json::array());
+  EXPECT_EQ(context.at("load_avg"), nlohmann::json::array());
+  EXPECT_FALSE(context.contains("cpu_scaling_enabled"));
+
+  run.environment["host"] = {{"num_cpus", "sixteen"}};  // malformed: unknown, not an error
+  context = GbenchReporter::to_gbench_json(run).at("context");
+  EXPECT_EQ(context.at("num_cpus"), 2);
+  EXPECT_EQ(context.at("host_name"), "old-box");
+}
+
 TEST(HtmlChartData, ListsTheExpectedCharts) {
   const auto data = html_chart_data(fixture_run());
   std::vector<std::string> ids;
