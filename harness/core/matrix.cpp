@@ -6,7 +6,9 @@
 #include <limits>
 #include <set>
 
+#include "harness/capacity/projection.hpp"
 #include "harness/core/error.hpp"
+#include "harness/profiling/profile_options_check.hpp"
 
 namespace tb {
 
@@ -25,6 +27,50 @@ const std::vector<std::string>& matrix_axis_names() {
   static const std::vector<std::string> axes = {"model", "precision", "workers", "accumulation",
                                                 "batch"};
   return axes;
+}
+
+const OptionSet& capacity_option_set() {
+  constexpr double kIntMax = std::numeric_limits<int>::max();
+  static const OptionSet set = [] {
+    OptionSet s;
+    s.options = {
+        {"batch", OptionType::string_enum, {}, {}, {"max"}, nullptr,
+         "\"max\": find the batch by the capacity search (same as axes.batch = \"max\")"},
+        {"memory_budget", OptionType::byte_size, {}, {}, {}, nullptr,
+         "memory limit of a batch-search probe (required on the CPU unless --memory-budget)"},
+        {"start", OptionType::integer, 1, kIntMax, {}, 8, "first batch the search probes"},
+        {"max_batch", OptionType::integer, 1, kIntMax, {}, 4096, "largest batch the search probes"},
+        {"multiple_of", OptionType::integer, 1, kIntMax, {}, 8, "every probed batch is a multiple of this"},
+        {"measure_peak", OptionType::boolean, {}, {}, {}, true,
+         "measure the matmul peak for utilization (false: the GPU table's peak, if any)"},
+        {"target", OptionType::custom, {}, {}, {}, nullptr,
+         "time-to-train target: \"1e9 samples\", \"2e12 tokens\", \"3 epochs\" (a number: samples)",
+         [](const json& v) -> std::string {
+           if (!v.is_string() && !v.is_number())
+             return "must be a training target like \"1e9 samples\", got " + excerpt(v);
+           try {
+             capacity::parse_target(v.is_string() ? v.get<std::string>() : v.dump(), "target");
+           } catch (const InputError& e) {
+             // what() is "<file>: <field>: <message>"; keep the message.
+             return std::string(e.what()).substr(e.file().size() + e.field().size() + 4);
+           }
+           return "";
+         }},
+        {"devices", OptionType::integer, 1, kIntMax, {}, 1, "devices one run occupies (scales device-hours, cost, energy)"},
+        {"price_per_device_hour", OptionType::number, 0, {}, {}, nullptr, "price of one device-hour, for the cost projection"},
+        {"avg_power_watts", OptionType::number, 0, {}, {}, nullptr, "average power per device, for the energy projection"},
+    };
+    // The search probes multiples of multiple_of from start (rounded up) to max_batch.
+    s.rules = {{"start", [](const json&, const json& o) -> std::string {
+                  const auto start = o["start"].get<long long>(), max = o["max_batch"].get<long long>();
+                  const auto step = o["multiple_of"].get<long long>();
+                  if ((start + step - 1) / step * step <= max) return "";
+                  return detail::concat("no batch to probe: ", start, " rounded up to a multiple of capacity.multiple_of (",
+                                        step, ") exceeds capacity.max_batch (", max, ")");
+                }}};
+    return s;
+  }();
+  return set;
 }
 
 namespace {
@@ -65,10 +111,13 @@ class Reader {
   void expect_keys(const json& j, const std::string& field,
                    const std::vector<std::string>& allowed, const std::string& what) const {
     expect_object(j, field);
-    for (const auto& [key, value] : j.items())
-      if (!contains(allowed, key))
-        fail(field.empty() ? key : field + "." + key,
-             "unknown " + what + " '" + key + "' (allowed: " + join(allowed) + ")");
+    for (const auto& [key, value] : j.items()) {
+      if (contains(allowed, key)) continue;
+      const std::string suggestion = closest_name(key, allowed);
+      fail(field.empty() ? key : field + "." + key,
+           "unknown " + what + " '" + key + "' (allowed: " + join(allowed) + ")" +
+               (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"));
+    }
   }
 
   std::string string(const json& j, const std::string& field) const {
@@ -281,6 +330,27 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
            "'" + path + "' does not exist and dataset_options.create is false");
 }
 
+// model_options against every model of the matrix; dataset_options against the dataset each
+// model will use (the matrix's `dataset`, else the model's default), with the model's default
+// dataset options under them as the dataset will see them.
+void check_component_options(const Reader& r, const MatrixSpec& spec, const MatrixParseOptions& options) {
+  const ScenarioParams& d = spec.defaults;
+  const json model_options = d.model_options.is_object() ? d.model_options : json::object();
+  const json dataset_options = d.dataset_options.is_object() ? d.dataset_options : json::object();
+  for (const auto& model : spec.models) {
+    const auto m = options.model_specs.find(model);
+    const ModelOptionSpecs* specs = m == options.model_specs.end() ? nullptr : &m->second;
+    if (specs) validate_options(model_options, specs->options, {r.file(), "model_options", "model '" + model + "'"});
+    const std::string dataset = !d.dataset.empty() ? d.dataset : specs ? specs->default_dataset : "";
+    const auto ds = options.dataset_specs.find(dataset);
+    if (ds == options.dataset_specs.end()) continue;
+    const std::string owner = "dataset '" + dataset + "'" +
+                              (d.dataset.empty() ? " (the default dataset of model '" + model + "')" : "");
+    validate_options(dataset_options, ds->second, {r.file(), "dataset_options", owner},
+                     specs ? specs->default_dataset_options : json::object());
+  }
+}
+
 bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const json& selector) {
   for (const auto& [axis, wanted] : selector.items()) {
     const json actual = axis_value(spec, p, axis);
@@ -344,7 +414,10 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   if (j.contains("optimizer")) parse_optimizer(r, j["optimizer"], d);
   if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));
   if (j.contains("steps")) parse_steps(r, j["steps"], d.stopping);
-  if (j.contains("profile")) parse_profile(r, j["profile"], d.profile);
+  if (j.contains("profile")) {
+    parse_profile(r, j["profile"], d.profile);
+    profiling::validate_profile_options(d.profile, d.device, file);
+  }
   if (j.contains("test_delay_ms"))
     d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false);
   if (j.contains("hold_effective_batch"))
@@ -357,10 +430,11 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   if (spec.accumulation.empty()) spec.accumulation = {1};
   if (spec.batch.empty() && !spec.batch_search) spec.batch = {d.batch};
   d.model = spec.models.front();
+  check_component_options(r, spec, options);
 
   if (j.contains("capacity")) {
     spec.capacity = j["capacity"];
-    r.expect_object(spec.capacity, "capacity");
+    validate_options(spec.capacity, capacity_option_set(), {file, "capacity", "the capacity section"});
     if (spec.capacity.contains("batch") && spec.capacity["batch"] == "max") {
       if (j.contains("axes") && j["axes"].contains("batch") && !spec.batch_search)
         r.fail("capacity.batch", "\"max\" conflicts with the explicit axes.batch list");

@@ -2,11 +2,13 @@
 // The file format is documented in scenarios/README.md and schema/matrix.schema.json.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/option_spec.hpp"
 #include "harness/core/scenario.hpp"
 
 namespace tb {
@@ -34,13 +36,26 @@ struct MatrixSpec {
   bool batch_search = false;
 };
 
+// The declared options of a model, and the dataset it uses unless the matrix names one.
+struct ModelOptionSpecs {
+  OptionSet options;                 // what model_options may hold
+  std::string default_dataset;       // "" : unknown (dataset_options then checked only with `dataset`)
+  nlohmann::json default_dataset_options = nlohmann::json::object();  // merged under dataset_options
+};
+
 // What the caller knows about the environment. Empty catalogs skip name validation (so the
-// orchestrator fills them from the real model/dataset registry).
+// orchestrator fills them from the real model/dataset registry); a model or dataset without an
+// entry in model_specs / dataset_specs has its options passed through unchecked.
 struct MatrixParseOptions {
   std::vector<std::string> known_models;
   std::vector<std::string> known_datasets;
+  std::map<std::string, ModelOptionSpecs> model_specs;  // by model name
+  std::map<std::string, OptionSet> dataset_specs;       // by dataset name
   bool cuda_available = false;  // "auto" resolves to cuda when true; "cuda" is an error when false
 };
+
+// The keys of the "capacity" section, as the capacity search and the utilization pass read them.
+const OptionSet& capacity_option_set();
 
 // Top-level keys a matrix file may have, and the axis names.
 const std::vector<std::string>& matrix_keys();

@@ -56,6 +56,14 @@ std::vector<std::string> Registry::dataset_names() const {
   return names;
 }
 
+void Registry::fill_parse_options(MatrixParseOptions& options) const {
+  options.known_models = model_names();
+  options.known_datasets = dataset_names();
+  for (const auto& [name, m] : models_)
+    options.model_specs[name] = {{m.options, m.option_rules}, m.default_dataset, m.default_dataset_options};
+  for (const auto& [name, d] : datasets_) options.dataset_specs[name] = {d.options, d.option_rules};
+}
+
 std::int64_t option_int(const nlohmann::json& options, const char* section, const char* key,
                         std::int64_t fallback) {
   if (!options.is_object() || !options.contains(key)) return fallback;

@@ -13,6 +13,8 @@
 #include <torch/nn/module.h>
 
 #include "harness/capacity/flops.hpp"
+#include "harness/core/matrix.hpp"
+#include "harness/core/option_spec.hpp"
 
 namespace tb {
 
@@ -55,18 +57,25 @@ using ModelFactory =
     std::function<std::unique_ptr<TrainableModel>(const nlohmann::json& options, const DatasetInfo&)>;
 using DatasetFactory = std::function<std::shared_ptr<SampleSource>(const DatasetRequest&)>;
 
+// `options` declares exactly the keys the factory reads from model_options / dataset_options
+// (name, type, range, default, help); matrix parsing refuses anything else before a scenario
+// runs, and `trainbench models` lists them. `option_rules` are checks across options.
 struct ModelEntry {
   std::string name;
   std::string description;
   std::string default_dataset;
   nlohmann::json default_dataset_options = nlohmann::json::object();
   ModelFactory factory;
+  std::vector<OptionSpec> options;
+  std::vector<OptionRule> option_rules;
 };
 
 struct DatasetEntry {
   std::string name;
   std::string description;
   DatasetFactory factory;
+  std::vector<OptionSpec> options;
+  std::vector<OptionRule> option_rules;
 };
 
 class Registry {
@@ -78,6 +87,9 @@ class Registry {
   const DatasetEntry& dataset(const std::string& name) const;  // throws std::invalid_argument
   std::vector<std::string> model_names() const;
   std::vector<std::string> dataset_names() const;
+  // The catalog matrix parsing validates against: names and declared options of every model
+  // and dataset, and each model's default dataset.
+  void fill_parse_options(MatrixParseOptions& options) const;
 
  private:
   std::map<std::string, ModelEntry> models_;

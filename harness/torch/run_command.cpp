@@ -131,14 +131,22 @@ int cmd_capacity(const std::vector<std::string>& args, std::ostream& out, std::o
 
 int cmd_models(const std::vector<std::string>&, std::ostream& out, std::ostream&) {
   const auto& reg = Registry::instance();
+  const auto print_options = [&](const char* section, const std::vector<OptionSpec>& options) {
+    if (options.empty()) out << "      (no " << section << ")\n";
+    for (const auto& o : options) out << "      " << section << "." << describe_option(o) << "\n";
+  };
   out << "models:\n";
   for (const auto& name : reg.model_names()) {
     const auto& m = reg.model(name);
     out << "  " << name << "  (default dataset: " << m.default_dataset << ")  " << m.description << "\n";
+    print_options("model_options", m.options);
   }
   out << "datasets:\n";
-  for (const auto& name : reg.dataset_names())
-    out << "  " << name << "  " << reg.dataset(name).description << "\n";
+  for (const auto& name : reg.dataset_names()) {
+    const auto& d = reg.dataset(name);
+    out << "  " << name << "  " << d.description << "\n";
+    print_options("dataset_options", d.options);
+  }
   return kExitOk;
 }
 

@@ -116,8 +116,7 @@ bool cuda_available() { return torch::cuda::is_available(); }
 
 MatrixParseOptions default_parse_options() {
   MatrixParseOptions o;
-  o.known_models = Registry::instance().model_names();
-  o.known_datasets = Registry::instance().dataset_names();
+  Registry::instance().fill_parse_options(o);
   o.cuda_available = cuda_available();
   return o;
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -19,11 +20,41 @@ using nlohmann::json;
 
 const std::string kSource = TB_SOURCE_DIR;
 
+OptionSpec int_option(const std::string& name, std::optional<double> max, json default_value) {
+  return {name, OptionType::integer, 1, max, {}, std::move(default_value), ""};
+}
+
+// A stand-in for the torch registry's declarations (tests/torch/test_registry_options.cpp checks
+// that the real registry refuses every fixture too): the built-in models and datasets with the
+// options their factories read.
 MatrixParseOptions full_catalog(bool cuda = false) {
+  constexpr std::nullopt_t kNoMax = std::nullopt;
   MatrixParseOptions o;
   o.known_models = {"mlp", "resnet", "transformer"};
   o.known_datasets = {"synthetic", "images", "tokens"};
   o.cuda_available = cuda;
+  o.model_specs["mlp"] = {{{int_option("hidden", 65536, 1024), int_option("depth", 1024, 2)}},
+                          "synthetic", {{"features", 512}, {"classes", 10}}};
+  o.model_specs["resnet"] = {{{int_option("width", 4096, 32)}}, "images", {{"image_size", 64}}};
+  OptionSet transformer{{int_option("d_model", 65536, 128), int_option("heads", 1024, 4),
+                         int_option("layers", 1024, 2), int_option("ff", 262144, nullptr)}};
+  transformer.rules = {{"d_model", [](const json&, const json& r) -> std::string {
+                          return r["d_model"].get<int>() % r["heads"].get<int>() == 0 ? "" : "must be divisible by model_options.heads";
+                        }}};
+  o.model_specs["transformer"] = {transformer, "tokens", {{"seq_len", 64}, {"vocab", 256}}};
+  OptionSpec shape{"shape", OptionType::integer_list, 1, {}, {}, nullptr, ""};
+  o.dataset_specs["synthetic"] = {{int_option("samples", kNoMax, 4096), int_option("classes", kNoMax, 10),
+                                   int_option("features", kNoMax, 512), shape}};
+  o.dataset_specs["tokens"] = {{int_option("samples", kNoMax, 4096), int_option("seq_len", kNoMax, 64),
+                                int_option("vocab", kNoMax, 256)}};
+  OptionSet images{{int_option("samples", kNoMax, 2048), int_option("classes", kNoMax, 10),
+                    int_option("stored_size", 65535, 96), int_option("image_size", 65535, 64),
+                    {"path", OptionType::path, {}, {}, {}, nullptr, ""},
+                    {"create", OptionType::boolean, {}, {}, {}, true, ""}}};
+  images.rules = {{"image_size", [](const json&, const json& r) -> std::string {
+                     return r["image_size"] <= r["stored_size"] ? "" : "must not exceed stored_size";
+                   }}};
+  o.dataset_specs["images"] = images;
   return o;
 }
 
@@ -157,9 +188,9 @@ TEST(MatrixExpand, BatchMaxMeansCapacitySearch) {
   EXPECT_TRUE(spec.batch.empty());
   EXPECT_EQ(expand(spec).size(), 2u);  // one placeholder batch per remaining combo
 
-  const auto via_capacity = parse({{"name", "m"}, {"capacity", {{"batch", "max"}, {"target_samples", 1e6}}}});
+  const auto via_capacity = parse({{"name", "m"}, {"capacity", {{"batch", "max"}, {"target", "1e6 samples"}}}});
   EXPECT_TRUE(via_capacity.batch_search);
-  EXPECT_EQ(via_capacity.capacity["target_samples"], 1e6);
+  EXPECT_EQ(via_capacity.capacity["target"], "1e6 samples");
 }
 
 TEST(MatrixBaseline, DefaultIsFp32NoWorkersNoAccumulationFirstBatch) {
@@ -370,7 +401,32 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"negative_delay", "test_delay_ms", "must be >= 0"},
     BadInput{"unknown_profile_key", "profile.windows", "unknown profile key 'windows'"},
     BadInput{"baseline_unknown_key", "baseline.device", "unknown axis 'device'"},
-    BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"}};
+    BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"},
+    // Declared options of models and datasets (harness/core/option_spec.hpp).
+    BadInput{"model_option_typo", "model_options.hiden",
+             "unknown option of model 'mlp'; did you mean 'hidden'? (known: hidden, depth)"},
+    BadInput{"model_option_wrong_type", "model_options.depth", "must be an integer in [1, 1024], got \"2\""},
+    BadInput{"model_option_out_of_range", "model_options.hidden", "must be an integer in [1, 65536], got 0"},
+    BadInput{"model_option_not_for_every_model", "model_options.hidden", "unknown option of model 'resnet'"},
+    BadInput{"model_option_conflict", "model_options.d_model", "must be divisible by model_options.heads"},
+    BadInput{"dataset_option_typo", "dataset_options.sample",
+             "unknown option of dataset 'images' (the default dataset of model 'resnet'); did you mean 'samples'?"},
+    BadInput{"dataset_option_wrong_type", "dataset_options.shape[1]", "must be an integer >= 1, got \"32\""},
+    BadInput{"dataset_option_not_for_dataset", "dataset_options.image_size",
+             "unknown option of dataset 'tokens' (known: samples, seq_len, vocab)"},
+    BadInput{"dataset_option_conflict", "dataset_options.image_size", "must not exceed stored_size"},
+    // The profile block: conflicts are refused by `list`, not by every scenario of `run`.
+    BadInput{"profile_cupti_and_kineto", "profile.cupti", "cupti and kineto cannot both be on"},
+    BadInput{"profile_cupti_on_cpu", "profile.cupti", "needs a CUDA device, but the matrix runs on cpu"},
+    BadInput{"profile_zero_window", "profile.window", "must be >= 1, got 0"},
+    // The capacity section, as capacity_search.cpp and utilization_pass.cpp read it.
+    BadInput{"capacity_unknown_key", "capacity.max_batches",
+             "unknown option of the capacity section; did you mean 'max_batch'?"},
+    BadInput{"capacity_bad_value", "capacity.multiple_of", "must be an integer in [1, 2147483647], got 0"},
+    BadInput{"capacity_bad_memory_budget", "capacity.memory_budget", "must be a byte size"},
+    BadInput{"capacity_bad_target", "capacity.target", "unknown unit 'weeks'"},
+    BadInput{"capacity_start_above_max", "capacity.start", "exceeds capacity.max_batch (32)"},
+    BadInput{"capacity_batch_not_max", "capacity.batch", "must be one of \"max\", got 64"}};
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
@@ -384,6 +440,49 @@ TEST(MatrixBadInputs, MissingFileNamesThePath) {
     EXPECT_EQ(e.file(), "/nonexistent/matrix.json");
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
   }
+}
+
+TEST(MatrixBadInputs, UnknownKeysSuggestTheClosestName) {
+  const auto message = [](const json& j) {
+    try {
+      parse(j);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"name", "m"}, {"stepz", {{"max", 3}}}}).find("; did you mean 'steps'?"), std::string::npos);
+  EXPECT_NE(message({{"name", "m"}, {"profile", {{"kinteo", true}}}}).find("did you mean 'kineto'?"), std::string::npos);
+  EXPECT_EQ(message({{"name", "m"}, {"zzzzzz", 1}}).find("did you mean"), std::string::npos);
+}
+
+TEST(MatrixOptions, ShippedMatricesPassTheOptionChecks) {
+  for (const char* file : {"scenarios/quick.json", "scenarios/seed.json", "scenarios/capacity.json"}) {
+    EXPECT_NO_THROW(load_repo_matrix(file)) << file;
+  }
+  EXPECT_NO_THROW(load_repo_matrix("scenarios/gpu-profile.json", full_catalog(/*cuda=*/true)));
+}
+
+TEST(MatrixOptions, DatasetOptionsSeeTheModelsDefaults) {
+  // resnet's images get image_size 64 from the model; stored_size 48 is then too small.
+  EXPECT_THROW(parse({{"name", "m"}, {"model", "resnet"}, {"dataset_options", {{"stored_size", 48}}}}), InputError);
+  EXPECT_NO_THROW(parse({{"name", "m"}, {"model", "resnet"},
+                         {"dataset_options", {{"stored_size", 48}, {"image_size", 32}}}}));
+}
+
+TEST(MatrixOptions, ModelsWithoutDeclarationsPassThrough) {
+  auto o = full_catalog();
+  o.known_models.push_back("custom");
+  const auto spec = parse({{"name", "m"}, {"model", "custom"}, {"model_options", {{"anything", 1}}}}, o);
+  EXPECT_EQ(spec.defaults.model_options["anything"], 1);
+}
+
+TEST(MatrixOptions, DisabledProfileIsStillChecked) {
+  // `run --profile` turns a disabled block on, so its conflicts are refused either way.
+  EXPECT_THROW(parse({{"name", "m"}, {"profile", {{"enabled", false}, {"cupti", true}, {"kineto", true}}}}),
+               InputError);
+  EXPECT_NO_THROW(parse({{"name", "m"}, {"device", "cuda"}, {"profile", {{"enabled", true}, {"cupti", true}}}},
+                        full_catalog(/*cuda=*/true)));
 }
 
 TEST(MatrixBadInputs, EveryFixtureIsCovered) {

@@ -9,6 +9,7 @@
 namespace {
 
 using tb::profiling::check_profile_options;
+using tb::profiling::validate_profile_options;
 
 TEST(ProfileOptionsCheck, DisabledIsAlwaysFine) {
   tb::ProfileOptions o;
@@ -45,6 +46,22 @@ TEST(ProfileOptionsCheck, CuptiWithoutGpuOrBuildIsASkipReason) {
   o.cupti = false;
   o.kineto = true;
   EXPECT_EQ(check_profile_options(o, false), "");  // Kineto works on the CPU too
+}
+
+TEST(ProfileOptionsCheck, MatrixValidationRefusesCuptiOnCpuAndConflictsEvenWhenDisabled) {
+  tb::ProfileOptions o;
+  o.cupti = true;
+  try {
+    validate_profile_options(o, "cpu", "m.json");
+    FAIL() << "expected InputError";
+  } catch (const tb::InputError& e) {
+    EXPECT_EQ(e.field(), "profile.cupti");
+    EXPECT_NE(std::string(e.what()).find("needs a CUDA device"), std::string::npos);
+  }
+  EXPECT_NO_THROW(validate_profile_options(o, "cuda", "m.json"));
+  EXPECT_NO_THROW(validate_profile_options(o, "", "m.json"));  // device unknown: not checked
+  o.kineto = true;
+  EXPECT_THROW(validate_profile_options(o, "cuda", "m.json"), tb::InputError);
 }
 
 }  // namespace

@@ -154,9 +154,18 @@ class ImageFolderSource final : public SampleSource {
 
 const DatasetRegistrar kRegister({
     "images",
-    "JPEG files on disk, decoded + augmented per sample (options: samples, classes, stored_size, "
-    "image_size, path, create)",
+    "JPEG files on disk, decoded + augmented per sample",
     [](const DatasetRequest& req) { return std::make_shared<ImageFolderSource>(req); },
+    {{"samples", OptionType::integer, 1, {}, {}, 2048, "images (written on first use)"},
+     {"classes", OptionType::integer, 1, {}, {}, 10, "classes (one folder each)"},
+     {"stored_size", OptionType::integer, 1, 65535, {}, 96, "side of the stored JPEG files, in pixels"},
+     {"image_size", OptionType::integer, 1, 65535, {}, 64, "side of the cropped, resized sample (<= stored_size)"},
+     {"path", OptionType::path, {}, {}, {}, nullptr, "folder of the files (default: a cache under ~/.cache/trainbench/datasets)"},
+     {"create", OptionType::boolean, {}, {}, {}, true, "write the files when the folder has none"}},
+    {{"image_size", [](const nlohmann::json&, const nlohmann::json& o) -> std::string {
+        const auto image = o.at("image_size").get<std::int64_t>(), stored = o.at("stored_size").get<std::int64_t>();
+        return image <= stored ? "" : "must not exceed stored_size (" + std::to_string(stored) + "), got " + std::to_string(image);
+      }}},
 });
 
 }  // namespace

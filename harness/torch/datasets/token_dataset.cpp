@@ -48,8 +48,11 @@ class TokenSource final : public SampleSource {
 
 const DatasetRegistrar kRegister({
     "tokens",
-    "token windows from a sparse Markov chain (options: samples, seq_len, vocab)",
+    "token windows from a sparse Markov chain",
     [](const DatasetRequest& req) { return std::make_shared<TokenSource>(req); },
+    {{"samples", OptionType::integer, 1, {}, {}, 4096, "windows of seq_len tokens"},
+     {"seq_len", OptionType::integer, 1, {}, {}, 64, "tokens per sample"},
+     {"vocab", OptionType::integer, 1, {}, {}, 256, "vocabulary size"}},
 });
 
 }  // namespace

@@ -41,10 +41,12 @@ class Mlp final : public TrainableModel {
 
 const ModelRegistrar kRegister({
     "mlp",
-    "multi-layer perceptron classifier (options: hidden=1024, depth=2)",
+    "multi-layer perceptron classifier",
     "synthetic",
     {{"features", 512}, {"classes", 10}},
     [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<Mlp>(o, d); },
+    {{"hidden", OptionType::integer, 1, 65536, {}, 1024, "width of every hidden layer"},
+     {"depth", OptionType::integer, 1, 1024, {}, 2, "number of hidden Linear+ReLU layers"}},
 });
 
 }  // namespace

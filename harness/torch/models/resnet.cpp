@@ -88,10 +88,11 @@ class ResNet final : public TrainableModel {
 
 const ModelRegistrar kRegister({
     "resnet",
-    "small residual CNN (stem + 3 stages of basic blocks; options: width=32)",
+    "small residual CNN (stem + 3 stages of basic blocks)",
     "images",
     {{"image_size", 64}},
     [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<ResNet>(o, d); },
+    {{"width", OptionType::integer, 1, 4096, {}, 32, "stem channels, doubled at each of the 3 stages"}},
 });
 
 }  // namespace
