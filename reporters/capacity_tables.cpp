@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/capacity/utilization.hpp"
 #include "reporters/report_format.hpp"
 
 namespace tb::report {
@@ -36,6 +37,22 @@ std::string probes_cell(const BatchSearchView& b) {
 
 }  // namespace
 
+std::string mfu_cell(const ScenarioCapacityView& c) {
+  if (c.peak_flops_per_s <= 0) return "-";
+  if (!c.mfu_error.empty()) return capacity::kMfuErrorCell;
+  return percent(c.mfu, 2) + "%";
+}
+
+std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run) {
+  std::vector<std::pair<std::string, std::string>> errors;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    if (auto c = capacity_of(s); c && c->peak_flops_per_s > 0 && !c->mfu_error.empty())
+      errors.emplace_back(s.id, c->mfu_error);
+  }
+  return errors;
+}
+
 TextTable scenario_capacity_table(const RunResult& run) {
   std::vector<std::pair<const ScenarioResult*, ScenarioCapacityView>> found;
   double largest_rate = 0;
@@ -61,7 +78,7 @@ TextTable scenario_capacity_table(const RunResult& run) {
         fixed(c.achieved_flops_per_s / scale, 3),
         c.peak_flops_per_s > 0 ? fixed(c.peak_flops_per_s / scale, 1) : "-",
         c.peak_source.empty() ? "-" : c.peak_source,
-        c.peak_flops_per_s > 0 ? percent(c.mfu, 2) + "%" : "-"};
+        mfu_cell(c)};
     if (const auto& p = c.projection) {
       row.push_back(si_count(p->target_samples));
       row.push_back(hours(p->time_s) + " [" + hours(p->ci_low_s) + ", " + hours(p->ci_high_s) + "]");

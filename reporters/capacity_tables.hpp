@@ -19,6 +19,11 @@ struct TextTable {
 // One row per ok scenario with extra.capacity. All FLOP/s columns share one unit (TFLOP/s when
 // any value reaches 1e12, else GFLOP/s), named in the titles.
 TextTable scenario_capacity_table(const RunResult& run);
+// The MFU cell of every report: "12.90%", capacity::kMfuErrorCell above 100% (a measurement
+// error, never a utilisation), "-" without a peak.
+std::string mfu_cell(const ScenarioCapacityView& c);
+// (scenario id, capacity.mfu_error) for every ok scenario whose MFU is a measurement error.
+std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run);
 // One row per run.extra.capacity.batch_search entry.
 TextTable batch_search_table(const RunCapacityView& capacity);
 // One row per run.extra.capacity.memory_fit entry (peak = fixed + per-sample x batch).

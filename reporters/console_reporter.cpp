@@ -60,6 +60,7 @@ void print_capacity(std::ostream& os, const RunResult& run) {
   if (scenarios.empty() && capacity.empty()) return;
   os << "\nCapacity\n";
   if (!scenarios.empty()) print_table(os, scenarios);
+  for (const auto& [id, error] : mfu_errors(run)) os << "ERROR MFU " << id << ": " << error << '\n';
   const std::string limit = memory_limit_note(capacity);
   if (!capacity.batch_search.empty()) {
     os << "\nbatch-size search" << (limit.empty() ? "" : ", " + limit) << '\n';

@@ -52,7 +52,7 @@ const std::vector<std::string>& CsvReporter::columns() {
           "other_cpu_cores", "baseline_id",
           "speedup", "speedup_ci_low", "speedup_ci_high", "verdict", "loss_parity_reference_id",
           "loss_parity_rel_drift", "loss_parity_tolerance", "loss_parity_ok", "flops_per_sample",
-          "achieved_flops_per_s", "peak_flops_per_s", "mfu"})
+          "achieved_flops_per_s", "peak_flops_per_s", "mfu", "mfu_error"})
       c.push_back(name);
     return c;
   }();
@@ -114,6 +114,9 @@ void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
           extra_scalar(x, "capacity", "achieved_flops_per_s"),
           extra_scalar(x, "capacity", "peak_flops_per_s"), extra_scalar(x, "capacity", "mfu")})
       row.push_back(v);
+    // An MFU above 100% is a measurement error (capacity.mfu_error, or derived for older files).
+    const auto capacity = report::capacity_of(s);
+    row.push_back(capacity && capacity->peak_flops_per_s > 0 ? capacity->mfu_error : "");
     write_row(row);
   }
 }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reporters/capacity_tables.hpp"
 #include "reporters/html_chart_data.hpp"
 #include "reporters/html_report_assets.hpp"
 #include "reporters/report_format.hpp"
@@ -194,7 +195,13 @@ void render_capacity(std::ostream& os, const RunResult& run) {
                  << num_td(fps.contains("total") && fps.at("total").is_number() ? fixed(fps.at("total").get<double>() / 1e9, 3) : "-")
                  << num_td(fixed(num("achieved_flops_per_s") / 1e12, 2))
                  << num_td(fixed(num("peak_flops_per_s") / 1e12, 1))
-                 << td(c.value("peak_source", "-")) << num_td(percent(num("mfu"), 2) + "%");
+                 << td(c.value("peak_source", "-"));
+    const auto view = report::capacity_of(s);
+    if (view && !view->mfu_error.empty() && view->peak_flops_per_s > 0)
+      per_scenario << "<td class=\"num bad\" title=\"" << esc(view->mfu_error) << "\">"
+                   << esc(report::mfu_cell(*view)) << "</td>";
+    else
+      per_scenario << num_td(view ? report::mfu_cell(*view) : "-");
     if (!proj.empty())
       per_scenario << num_td(exact(pnum("target_samples")))
                    << num_td(fixed(pnum("time_s") / 3600, 2) + " [" + fixed(pnum("ci_low_s") / 3600, 2) +
@@ -214,6 +221,12 @@ void render_capacity(std::ostream& os, const RunResult& run) {
           "<th>target samples</th><th>projected hours [95% CI]</th><th>device hours</th>"
           "<th>cost</th></tr>\n"
        << per_scenario.str() << "</table>\n";
+  if (const auto errors = report::mfu_errors(run); !errors.empty()) {
+    os << "<ul class=\"warnings\" id=\"tb-mfu-errors\">\n";
+    for (const auto& [id, error] : errors)
+      os << "<li><span class=\"bad\">⚠ MFU error</span>: <code>" << esc(id) << "</code>: " << esc(error) << "</li>\n";
+    os << "</ul>\n";
+  }
   if (run_cap.contains("batch_search") && run_cap.at("batch_search").is_array()) {
     os << "<h3>Batch-size search</h3>\n<table id=\"tb-batch-search\">\n<tr><th>model</th>"
           "<th>precision</th><th>max batch</th><th>best batch</th><th>best samples/s</th>"

@@ -69,6 +69,9 @@ void render_capacity(std::ostream& os, const RunResult& run) {
   if (!scenarios.empty()) {
     os << '\n';
     write_table(os, scenarios, 1);
+    const auto errors = mfu_errors(run);
+    if (!errors.empty()) os << '\n';
+    for (const auto& [id, error] : errors) os << "- ❌ **MFU error** " << code(id) << ": " << cell(error) << '\n';
   }
   const std::string limit = memory_limit_note(capacity);
   if (!capacity.batch_search.empty()) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "harness/capacity/utilization.hpp"
 #include "reporters/report_format.hpp"
 
 namespace tb::report {
@@ -165,6 +166,8 @@ std::optional<ScenarioCapacityView> capacity_of(const ScenarioResult& s) {
   v.peak_flops_per_s = number(*c, "peak_flops_per_s");
   v.mfu = number(*c, "mfu");
   v.peak_source = text(*c, "peak_source");
+  v.mfu_error = text(*c, "mfu_error");
+  if (v.mfu_error.empty() && v.peak_flops_per_s > 0) v.mfu_error = capacity::mfu_error(v.mfu);
   if (const auto* p = section(*c, "projection")) {
     ProjectionView pv;
     pv.target_samples = number(*p, "target_samples");

@@ -67,6 +67,9 @@ struct ScenarioCapacityView {
   std::optional<double> flops_per_sample;  // flops_per_sample.total
   double achieved_flops_per_s = 0, peak_flops_per_s = 0, mfu = 0;
   std::string peak_source;
+  // capacity.mfu_error, or the same explanation for an MFU above 100% in a results file written
+  // before that field existed; "" when the MFU is a utilisation.
+  std::string mfu_error;
   std::optional<ProjectionView> projection;
 };
 std::optional<ScenarioCapacityView> capacity_of(const ScenarioResult& s);

@@ -1,6 +1,7 @@
 #include "harness/capacity/utilization.hpp"
 
 #include <array>
+#include <cstdio>
 
 namespace tb::capacity {
 namespace {
@@ -27,6 +28,15 @@ double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s) {
 }
 
 double mfu(double achieved, double peak) { return peak > 0 ? achieved / peak : 0.0; }
+
+std::string mfu_error(double mfu) {
+  if (!(mfu > 1.0)) return "";
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.2f%%", mfu * 100.0);
+  return std::string("MFU ") + pct +
+         " exceeds 100%: a measurement error, not a utilisation; the peak was under-measured "
+         "(timed while the machine was busy?) or the FLOP count is too high";
+}
 
 std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision) {
   for (const auto& e : kDatasheet) {
@@ -61,6 +71,7 @@ nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
     j["peak_source"] = peak->source;
     if (!peak->detail.empty()) j["peak_detail"] = peak->detail;
     j["mfu"] = mfu(achieved, peak->flops_per_s);
+    if (const std::string error = mfu_error(j["mfu"].get<double>()); !error.empty()) j["mfu_error"] = error;
   }
   if (projection) j["projection"] = *projection;
   return j;

@@ -21,6 +21,15 @@ double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s);
 // achieved / peak; 0 when the peak is unknown (<= 0).
 double mfu(double achieved_flops_per_s, double peak_flops_per_s);
 
+// What every report shows instead of an MFU above 100%.
+inline constexpr const char* kMfuErrorCell = "error: >100% (peak under-measured)";
+
+// An MFU above 1 is physically impossible: the training step cannot run its matmuls faster than
+// the device's peak, so the peak was under-measured (e.g. timed while the machine was busy) or
+// the FLOP count is too high. Returns the explanation stored as capacity.mfu_error, e.g.
+// "MFU 107.31% exceeds 100%: ...", or "" when mfu <= 1.
+std::string mfu_error(double mfu);
+
 struct PeakFlops {
   double flops_per_s = 0;
   std::string source;  // kPeakSourceMeasured or kPeakSourceTable
@@ -40,7 +49,8 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
 
 // scenario.extra["capacity"]: {"flops_per_sample":{"forward","backward","total"},
 // "achieved_flops_per_s", and when a peak is known "peak_flops_per_s","peak_source",
-// "peak_detail","mfu"; "projection" when given}.
+// "peak_detail","mfu"; "mfu_error" when mfu > 1 (mfu is kept for diagnosis); "projection"
+// when given}.
 nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
                              const std::optional<PeakFlops>& peak,
                              const std::optional<Projection>& projection = std::nullopt);

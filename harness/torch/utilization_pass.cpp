@@ -1,6 +1,8 @@
 #include "harness/torch/utilization_pass.hpp"
 
+#include <cmath>
 #include <map>
+#include <ostream>
 
 #include "harness/capacity/flops.hpp"
 #include "harness/capacity/projection.hpp"
@@ -25,7 +27,11 @@ std::string gpu_name(const RunResult& run) {
 }  // namespace
 
 namespace {
-void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec) {
+
+// Above this (max - min) / median of the peak's timed blocks the peak is flagged as noisy.
+constexpr double kNoisyPeakSpread = 0.25;
+
+void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, std::ostream* progress) {
   const nlohmann::json cap = spec.capacity.is_object() ? spec.capacity : nlohmann::json::object();
   const bool measure = cap.value("measure_peak", true);
   std::optional<capacity::TargetSpec> target;
@@ -53,6 +59,14 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec) {
           const auto peak = capacity::measure_matmul_peak(s.params.device, s.params.precision);
           m.flops_per_s = peak.flops_per_s;
           m.detail = capacity::describe(peak);
+          if (progress) {
+            *progress << "  peak " << to_string(s.params.precision) << " on " << s.params.device << ": "
+                      << std::lround(peak.flops_per_s / 1e9) << " GFLOP/s, " << m.detail << "\n";
+            if (peak.rel_spread > kNoisyPeakSpread)
+              *progress << "trainbench: warning: the " << to_string(s.params.precision)
+                        << " matmul peak's blocks spread " << std::lround(peak.rel_spread * 100)
+                        << "% (a busy machine?); MFU against it is uncertain\n";
+          }
           run.extra["peaks"].push_back(
               {{"device", s.params.device}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
         } catch (const std::exception& e) {
@@ -71,6 +85,9 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec) {
       projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
     }
     s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
+    if (progress && s.extra["capacity"].contains("mfu_error"))
+      *progress << "trainbench: error: " << s.id << ": "
+                << s.extra["capacity"]["mfu_error"].get<std::string>() << "\n";
   }
 }
 
@@ -79,7 +96,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec) {
 void add_utilization(RunResult& run, const MatrixSpec& spec, std::ostream* progress) {
   if (progress) *progress << "measuring matmul peaks for utilization ...\n";
   try {
-    add_utilization_or_throw(run, spec);
+    add_utilization_or_throw(run, spec, progress);
   } catch (const std::exception& e) {
     if (progress) *progress << "trainbench: warning: utilization: " << e.what() << "\n";
   }

@@ -20,19 +20,7 @@ namespace {
 
 using test::expect_golden;
 using test::fixture_run;
-
-std::string render(Reporter& reporter, const RunResult& run) {
-  std::ostringstream os;
-  ReportContext ctx;
-  ctx.out = &os;
-  reporter.render(run, ctx);
-  return os.str();
-}
-
-std::string render(const std::string& format, const RunResult& run) {
-  auto reporter = make_reporter(format);
-  return render(*reporter, run);
-}
+using test::render;
 
 // ------------------------------------------------------------------ goldens
 

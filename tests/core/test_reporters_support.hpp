@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/results.hpp"
+#include "reporters/reporter.hpp"
 
 namespace tb::test {
 
@@ -22,6 +23,20 @@ inline std::string fixture_path() {
 }
 
 inline RunResult fixture_run() { return load_results(fixture_path()); }
+
+// One reporter's output for a run, as a string.
+inline std::string render(Reporter& reporter, const RunResult& run) {
+  std::ostringstream os;
+  ReportContext ctx;
+  ctx.out = &os;
+  reporter.render(run, ctx);
+  return os.str();
+}
+
+inline std::string render(const std::string& format, const RunResult& run) {
+  auto reporter = make_reporter(format);
+  return render(*reporter, run);
+}
 
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -248,5 +248,40 @@ TEST_F(ResultsSchema, LoadErrorsNameFileAndField) {
   expect_input_error(path("absent.json"), "", "cannot open");
 }
 
+// An MFU above 100% keeps its number and gains capacity.mfu_error; extra.peaks carries the peak's
+// spread (harness/torch/peak_flops.hpp). Both validate, and their types are checked.
+TEST_F(ResultsSchema, MfuErrorAndPeakSpreadValidate) {
+  if (!have_jsonschema()) GTEST_SKIP() << "python3 jsonschema module not available";
+  json j = full_run();
+  j["scenarios"][1]["extra"]["capacity"]["mfu"] = 1.0731;
+  j["scenarios"][1]["extra"]["capacity"]["mfu_error"] = "MFU 107.31% exceeds 100%: a measurement error";
+  const json size = {{"n", 1024}, {"median_flops_per_s", 3.5e11}, {"min_flops_per_s", 3.1e11},
+                     {"max_flops_per_s", 3.6e11}, {"blocks", 5}, {"matmuls_per_block", 2}};
+  j["extra"]["peaks"] = json::array(
+      {{{"device", "cpu"},
+        {"precision", "amp_bf16"},
+        {"peak", {{"flops_per_s", 3.5e11}, {"n", 1024}, {"dtype", "bfloat16"}, {"device", "cpu"},
+                  {"median_s", 0.0061}, {"samples", 5}, {"matmuls_per_sample", 2}, {"threads", 2},
+                  {"min_flops_per_s", 3.1e11}, {"max_flops_per_s", 3.6e11}, {"rel_spread", 0.14},
+                  {"sizes", json::array({size})}}}}});
+  write("mfu.json", j.dump());
+  EXPECT_EQ(validate(path("mfu.json")), 0) << last_log_;
+
+  json bad_error = j;
+  bad_error["scenarios"][1]["extra"]["capacity"]["mfu_error"] = true;
+  write("bad_error.json", bad_error.dump());
+  EXPECT_EQ(validate(path("bad_error.json")), 1);
+
+  json bad_spread = j;
+  bad_spread["extra"]["peaks"][0]["peak"]["rel_spread"] = -0.1;
+  write("bad_spread.json", bad_spread.dump());
+  EXPECT_EQ(validate(path("bad_spread.json")), 1);
+
+  json no_blocks = j;
+  no_blocks["extra"]["peaks"][0]["peak"]["sizes"][0].erase("blocks");
+  write("no_blocks.json", no_blocks.dump());
+  EXPECT_EQ(validate(path("no_blocks.json")), 1);
+}
+
 }  // namespace
 }  // namespace tb

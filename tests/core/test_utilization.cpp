@@ -49,6 +49,20 @@ TEST(Utilization, CapacityJsonWithoutPeakOmitsMfu) {
   EXPECT_FALSE(j.contains("projection"));
 }
 
+// An MFU above 100% is physically impossible: it is kept for diagnosis and flagged.
+TEST(Utilization, CapacityJsonFlagsMfuAbove100Percent) {
+  const FlopCount per_sample{1e9, 2e9};
+  const auto over = capacity_json(per_sample, 1000, PeakFlops{2.8e12, kPeakSourceMeasured, "matmul"});
+  EXPECT_NEAR(over.at("mfu").get<double>(), 3e12 / 2.8e12, 1e-12);
+  ASSERT_TRUE(over.contains("mfu_error"));
+  EXPECT_EQ(over.at("mfu_error").get<std::string>().rfind("MFU 107.14% exceeds 100%", 0), 0u) << over.dump();
+  EXPECT_EQ(over.at("mfu_error").get<std::string>(), mfu_error(3e12 / 2.8e12));
+  EXPECT_FALSE(capacity_json(per_sample, 1000, PeakFlops{3e12, kPeakSourceMeasured, ""}).contains("mfu_error"))
+      << "exactly 100% is the limit, not beyond it";
+  EXPECT_FALSE(capacity_json(per_sample, 1000, PeakFlops{4e12, kPeakSourceMeasured, ""}).contains("mfu_error"));
+  EXPECT_EQ(std::string(kMfuErrorCell), "error: >100% (peak under-measured)");
+}
+
 TEST(Utilization, CapacityJsonGolden) {
   Distribution step;
   step.median = 0.05;

@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "harness/capacity/utilization.hpp"
@@ -38,9 +39,59 @@ TEST(PeakFlops, CpuFp32IsPositiveAndPlausible) {
   EXPECT_DOUBLE_EQ(r.flops_per_s, 2.0 * 256 * 256 * 256 / r.median_s);
   EXPECT_GT(r.flops_per_s, 1e9) << "under 1 GFLOP/s for a 256^3 fp32 matmul";
   EXPECT_LT(r.flops_per_s, 1e14) << "over 100 TFLOP/s on a CPU is not plausible";
-  EXPECT_EQ(describe(r), "matmul n=256 float32 on cpu");
+  EXPECT_EQ(describe(r).rfind("matmul n=256 float32 on cpu (", 0), 0u) << describe(r);
   const nlohmann::json j = r;
   EXPECT_EQ(j.at("n"), 256);
+}
+
+// The sweep: every size measured with several timed blocks, the peak is the best size's median,
+// and the spread of the blocks is stored. No speed targets: only internal consistency.
+TEST(PeakFlops, SweepRecordsSpreadPerSize) {
+  const SingleThread one_thread;
+  PeakOptions options;
+  options.sizes = {96, 160, 128};
+  options.budget_s = 0.15;
+  options.min_repeats = 4;
+  const PeakResult r = measure_matmul_peak("cpu", Precision::amp_bf16, options);
+  ASSERT_EQ(r.sizes.size(), 3u);
+  double best = 0;
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const auto& s = r.sizes[i];
+    EXPECT_EQ(s.n, options.sizes[i]) << "sizes are reported in the order given";
+    EXPECT_GE(s.blocks, 4);
+    EXPECT_GE(s.matmuls_per_block, 1);
+    EXPECT_GT(s.min_flops_per_s, 0);
+    EXPECT_LE(s.min_flops_per_s, s.median_flops_per_s);
+    EXPECT_LE(s.median_flops_per_s, s.max_flops_per_s);
+    best = std::max(best, s.median_flops_per_s);
+  }
+  EXPECT_DOUBLE_EQ(r.flops_per_s, best) << "the peak is the best size's median, not a lucky block";
+  EXPECT_DOUBLE_EQ(r.flops_per_s, 2.0 * r.n * r.n * r.n / r.median_s);
+  EXPECT_LE(r.min_flops_per_s, r.flops_per_s);
+  EXPECT_GE(r.max_flops_per_s, r.flops_per_s);
+  EXPECT_GE(r.rel_spread, 0);
+  EXPECT_DOUBLE_EQ(r.rel_spread, (r.max_flops_per_s - r.min_flops_per_s) / r.flops_per_s);
+  EXPECT_EQ(r.threads, 1);
+  EXPECT_NE(describe(r).find("best median of n=96/160/128"), std::string::npos) << describe(r);
+
+  const nlohmann::json j = r;
+  for (const char* key : {"flops_per_s", "n", "median_s", "samples", "matmuls_per_sample", "threads",
+                          "min_flops_per_s", "max_flops_per_s", "rel_spread", "sizes"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j.at("sizes").size(), 3u);
+  EXPECT_EQ(j.at("sizes")[1].at("n"), 160);
+  EXPECT_TRUE(j.at("sizes")[1].contains("median_flops_per_s"));
+  EXPECT_EQ(j.at("sizes")[1].at("blocks"), r.sizes[1].blocks);
+}
+
+TEST(PeakFlops, BadOptionsAreRejected) {
+  PeakOptions zero;
+  zero.sizes = {64, 0};
+  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, zero), std::invalid_argument);
+  PeakOptions negative_budget;
+  negative_budget.sizes = {64};
+  negative_budget.budget_s = -1;
+  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, negative_budget), std::invalid_argument);
 }
 
 TEST(PeakFlops, CpuBf16IsReal) {
