@@ -27,8 +27,9 @@ commands:
                                        largest and fastest batch per model and precision
   models                               registered models and datasets
 
-exit codes: 0 ok; 1 a scenario failed (run) or a regression (compare); 2 bad input;
-            3 compare refused (different hardware)
+exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
+            or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
+            4 compare refused (contended measurements)
 )";
 
 }  // namespace

@@ -40,7 +40,7 @@ options:
                             to at least the change an A/A pair showed
   --aa                      OLD and NEW are the same build measured twice: write each
                             scenario's noise floor (observed |change|, interval width);
-                            refused (exit 2) when a change exceeds 25% or a run was contended
+                            refused (exit 2) when a change exceeds 50% or a run was contended
   --noise-out PATH          where --aa writes (default: noise-floor.json next to NEW)
   --allow-env-mismatch      compare runs measured on different hardware (CPU model, device,
                             GPU names and count)
@@ -121,7 +121,8 @@ std::string pad(const std::string& s, std::size_t width, bool right = false) {
 void print_table(const RunComparison& c, std::ostream& out) {
   std::size_t id_width = 8;
   for (const auto& s : c.scenarios) id_width = std::max(id_width, s.id.size());
-  out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n\n";
+  out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n";
+  out << "\n";
   out << pad("scenario", id_width) << "  " << pad("old ms", 10, true) << "  "
       << pad("new ms", 10, true) << "  " << pad("change", 8, true) << "  "
       << pad("speedup [95% CI]", 24) << "  verdict\n";

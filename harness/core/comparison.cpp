@@ -75,7 +75,13 @@ std::string join(const std::vector<std::string>& v) {
 
 namespace {
 
+// The scenario's typical step time: the segment center when it has segments.
 double overall_median(const ScenarioResult& s) {
+  if (!s.segments.empty()) {
+    std::vector<double> medians;
+    for (const auto& seg : s.segments) medians.push_back(seg.median_s);
+    return stats::segment_center(medians);
+  }
   return s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
 }
 
@@ -88,7 +94,7 @@ std::vector<double> segment_medians(const ScenarioResult& s) {
 }  // namespace
 
 stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
-                                       bool paired) {
+                                       bool paired, double coverage) {
   const double b = overall_median(baseline), c = overall_median(candidate);
   if (!(b > 0 && c > 0)) throw std::invalid_argument("step_time_speedup: scenario without step times");
   const double ratio = b / c;
@@ -106,7 +112,7 @@ stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const Sce
   }
   const auto seg_b = segment_medians(baseline), seg_c = segment_medians(candidate);
   return stats::welch_ratio_interval(ratio, stats::replicates(baseline.step_times_s, seg_b),
-                                     stats::replicates(candidate.step_times_s, seg_c));
+                                     stats::replicates(candidate.step_times_s, seg_c), coverage);
 }
 
 LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference) {
@@ -282,6 +288,13 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
 
   std::vector<stats::RatioInterval> speedups;
   std::map<std::string, bool> matched_old;
+  // The family size of the gate: scenarios timed in both runs.
+  int family = 0;
+  for (const auto& s : new_run.scenarios) {
+    const auto it = old_by_key.find(scenario_key(s.params).dump());
+    if (it != old_by_key.end() && has_timing(*it->second) && has_timing(s)) ++family;
+  }
+  const double gate_coverage = 1.0 - 0.05 / std::max(1, family);
   for (const auto& s : new_run.scenarios) {
     const auto key = scenario_key(s.params);
     const auto it = old_by_key.find(key.dump());
@@ -298,11 +311,11 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
     c.new_status = s.status;
     if (has_timing(o) && has_timing(s)) {
       c.compared = true;
-      c.old_median_s = o.step_times_s.empty() ? o.step_time_s.median : stats::median(o.step_times_s);
-      c.new_median_s = s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
+      c.old_median_s = overall_median(o);
+      c.new_median_s = overall_median(s);
       // Two runs: no round of one is a round of the other, so the interval is unpaired.
       c.speedup = step_time_speedup(o, s, /*paired=*/false);
-      c.change_pct = (c.new_median_s / c.old_median_s - 1.0) * 100.0;
+      c.change_pct = (1.0 / c.speedup.ratio - 1.0) * 100.0;
       c.verdict = stats::classify(c.speedup, options.same_threshold);
       speedups.push_back(c.speedup);
       ++out.compared;
@@ -317,7 +330,9 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         c.gate_pct = *options.fail_on_regression_pct;
         if (const auto* floor = options.noise.find(key))
           c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
-        const bool slower = c.speedup.valid && c.speedup.high < 1.0 - c.gate_pct / 100.0;
+        const auto gate = step_time_speedup(o, s, /*paired=*/false, gate_coverage);
+        c.gate_high = gate.high;
+        const bool slower = gate.valid && gate.high < 1.0 - c.gate_pct / 100.0;
         // A loaded machine is not the code's fault: no regression is called on contended data.
         c.regression = slower && !c.contended;
         out.regression = out.regression || c.regression;
@@ -390,7 +405,10 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
       e["regression"] = s.regression;
       e["contended"] = s.contended;
       if (!s.contention.empty()) e["contention"] = s.contention;
-      if (s.gate_pct > 0) e["gate_pct"] = s.gate_pct;
+      if (s.gate_pct > 0) {
+        e["gate_pct"] = s.gate_pct;
+        e["gate_ci_high"] = s.gate_high;
+      }
     }
     if (s.broken) e["broken"] = true;
     j["scenarios"].push_back(e);

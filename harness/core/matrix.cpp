@@ -225,7 +225,14 @@ void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
   if (j.contains("rounds")) {
     s.rounds = r.small_int(j["rounds"], "steps.rounds", 1);
     if (s.rounds > kMaxRounds) r.fail("steps.rounds", "must be <= " + std::to_string(kMaxRounds));
-    s.max_rounds = std::max(s.max_rounds, s.rounds);
+    if (s.rounds > s.max_steps)
+      r.fail("steps.rounds", "must be <= steps.max (every round measures at least one step), got " +
+                                 std::to_string(s.rounds) + " > " + std::to_string(s.max_steps));
+    s.max_rounds = s.rounds;  // no extra rounds unless steps.max_rounds asks for them
+  } else if (s.rounds > s.max_steps) {
+    // The default number of rounds never asks for more steps than steps.max allows.
+    s.rounds = s.max_steps;
+    s.max_rounds = std::min(s.max_rounds, s.max_steps);
   }
   if (j.contains("max_rounds")) {
     s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1);

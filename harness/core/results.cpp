@@ -40,7 +40,8 @@ void to_json(nlohmann::json& j, const Distribution& d) {
   j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
        {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
        {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
-       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates}};
+       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates},
+       {"median_all_steps", d.median_all_steps}};
 }
 void from_json(const nlohmann::json& j, Distribution& d) {
   d.n = j.value("n", std::size_t{0});
@@ -60,6 +61,7 @@ void from_json(const nlohmann::json& j, Distribution& d) {
   // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
   d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
   d.ci_replicates = j.value("ci_replicates", std::size_t{0});
+  d.median_all_steps = j.value("median_all_steps", d.median);
 }
 
 void to_json(nlohmann::json& j, const Segment& s) {

@@ -16,6 +16,9 @@ inline constexpr int kResultsSchemaVersion = 1;
 // Summary of a sample of durations (seconds) or rates.
 struct Distribution {
   std::size_t n = 0;
+  // For a segmented measurement `median` is the typical step time: the geometric mean of the
+  // segment medians (segment_stats.hpp); median_all_steps is the plain median of every step.
+  double median_all_steps = 0;
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
   double p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
   // 95% interval of the median that includes between-segment drift (segment_stats.hpp).
@@ -65,7 +68,7 @@ struct ScenarioResult {
   std::string message;  // reason for skipped / failed / oom
 
   // Timing: one "step" is one optimizer step (= params.accumulation micro-batches).
-  int warmup_steps = 0;
+  int warmup_steps = 0;  // unmeasured steps: the warm-up plus every later segment's re-warm
   int measured_steps = 0;
   // "converged": the interval reached steps.target_rel_ci; "rounds": every round ran without
   // reaching it; "no_interval": too few segments for any 95% interval.

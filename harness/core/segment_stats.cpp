@@ -72,6 +72,42 @@ double t_quantile_975(double df) {
   return kT975.back().second;
 }
 
+namespace {
+
+// Acklam's approximation of the standard normal quantile (relative error < 1.2e-9).
+double normal_quantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01,  -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  const double lo = 0.02425;
+  if (p < lo) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) return -normal_quantile(1 - p);
+  const double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+}  // namespace
+
+double t_quantile(double p, double df) {
+  if (!(df > 0) || !(p > 0.5 && p < 1)) throw std::invalid_argument("t_quantile: bad arguments");
+  if (std::abs(p - 0.975) < 1e-12) return t_quantile_975(df);
+  const double z = normal_quantile(p);
+  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+  return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df * df * df) +
+         (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * df * df * df * df);
+}
+
 SegmentInterval median_interval_from_segments(double center, std::span<const double> segment_medians,
                                               const std::string& method) {
   SegmentInterval out;
@@ -109,12 +145,21 @@ std::vector<double> replicates(std::span<const double> steps, std::span<const do
   return batch_medians(steps);
 }
 
+double segment_center(std::span<const double> segment_medians) {
+  if (segment_medians.empty()) return 0;
+  return std::exp(log_moments(segment_medians).mean);
+}
+
 Distribution summarize_segmented(std::span<const double> steps, std::span<const double> segment_medians) {
   Distribution d = summarize(steps);
   d.ci_low = d.ci_high = 0;
   d.ci_method = "none";
   d.ci_replicates = 0;
   if (d.n == 0) return d;
+  d.median_all_steps = d.median;
+  // Segments run for a time budget, so a fast period fits more steps than a slow one and the
+  // median of all steps leans towards the fast periods. Every segment weighs the same here.
+  if (!segment_medians.empty()) d.median = segment_center(segment_medians);
   const bool from_segments = segment_medians.size() >= kMinSegments;
   const auto reps = replicates(steps, segment_medians);
   const auto ci =
@@ -147,7 +192,8 @@ RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseli
   return around(ratio, t_quantile_975(n - 1) * std::sqrt(var / n));
 }
 
-RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std::span<const double> b) {
+RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std::span<const double> b,
+                                   double coverage) {
   if (a.size() < kMinSegments || b.size() < kMinSegments || !(ratio > 0)) return point_only(ratio);
   const auto ma = log_moments(a), mb = log_moments(b);
   const double va = ma.var / static_cast<double>(ma.n), vb = mb.var / static_cast<double>(mb.n);
@@ -156,7 +202,7 @@ RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std:
   // Welch-Satterthwaite degrees of freedom.
   const double df = se2 * se2 / (va * va / static_cast<double>(ma.n - 1) +
                                  vb * vb / static_cast<double>(mb.n - 1));
-  return around(ratio, t_quantile_975(df) * std::sqrt(se2));
+  return around(ratio, t_quantile(0.5 + coverage / 2, df) * std::sqrt(se2));
 }
 
 }  // namespace tb::stats

@@ -6,11 +6,12 @@
 // never sees. Every interval here is a Student-t interval over per-segment medians (in log
 // space, since step times are positive and their disturbances multiplicative):
 //
-//   median of one scenario   m * exp(+-t(R-1) * s / sqrt(R)),   s = sd of log segment medians
+//   step time of a scenario  m * exp(+-t(R-1) * s / sqrt(R)),   s = sd of log segment medians
 //   speedup, paired rounds   r * exp(+-t(R-1) * s_d / sqrt(R)), d_j = log b_j - log c_j
 //   change between two runs  r * exp(+-t(df) * sqrt(s_a^2/R_a + s_b^2/R_b)), Welch df
 //
-// centred on the medians of all measured steps. Segments are treated as independent replicates
+// centred on m = the geometric mean of the segment medians (segment_center), every segment
+// weighing the same, and on ratios of those. Segments are treated as independent replicates
 // whose log medians are roughly normal; the coverage was checked against repeated A/A runs (see
 // README "Statistics"). Below kMinSegments there is no interval at all: the result says so
 // (valid = false) instead of printing a [min, max] labelled 95%.
@@ -37,6 +38,11 @@ inline constexpr std::size_t kBatchMeansBlocks = 6;
 // Welch's is); exact table for small df, interpolated in 1/df beyond. df must be > 0.
 double t_quantile_975(double df);
 
+// Quantile p of Student's t (normal quantile by Acklam's rational approximation, then the
+// Cornish-Fisher expansion in 1/df: within 0.1% of the exact value for df >= 3, for the p the
+// gate uses). For the family-wise intervals of the CI gate; df must be > 0, p in (0.5, 1).
+double t_quantile(double p, double df);
+
 struct SegmentInterval {
   double low = 0, high = 0;
   bool valid = false;
@@ -52,7 +58,11 @@ SegmentInterval median_interval_from_segments(double center, std::span<const dou
 // consecutive blocks (empty when there are fewer than 2 * kBatchMeansBlocks steps).
 std::vector<double> batch_medians(std::span<const double> steps);
 
-// Distribution of all measured steps (stats::summarize) with its interval replaced by the
+// Geometric mean of the segment medians: a scenario's typical step time (0 when empty).
+double segment_center(std::span<const double> segment_medians);
+
+// Distribution of all measured steps (stats::summarize) whose median is replaced by the segment
+// center when there are segments (median_all_steps keeps the plain one) and its interval by the
 // drift-aware one: from the segment medians (at least kMinSegments), none with 1 or 2 segments,
 // and batch means of `steps` for results written before segments existed (no segments).
 Distribution summarize_segmented(std::span<const double> steps, std::span<const double> segment_medians);
@@ -67,8 +77,10 @@ std::vector<double> replicates(std::span<const double> steps, std::span<const do
 RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline,
                                     std::span<const double> candidate);
 
-// Unpaired (Welch) 95% interval of `ratio` (= a / b) from two sets of segment medians, e.g. the
-// same scenario in an old and a new run. Valid only when both have at least kMinSegments.
-RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std::span<const double> b);
+// Unpaired (Welch) interval of `ratio` (= a / b) from two sets of segment medians, e.g. the
+// same scenario in an old and a new run, at two-sided `coverage` (default 95%). Valid only when
+// both have at least kMinSegments.
+RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std::span<const double> b,
+                                   double coverage = 0.95);
 
 }  // namespace tb::stats

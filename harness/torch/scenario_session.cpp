@@ -15,6 +15,7 @@
 #include "harness/capacity/memory_probe.hpp"
 #include "harness/core/divergence.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/gpu_monitor.hpp"
 #include "harness/core/host_load.hpp"
 #include "harness/core/segment_stats.hpp"
 #include "harness/core/stats.hpp"
@@ -130,8 +131,10 @@ struct ScenarioSession::State {
   std::unique_ptr<MemoryWatch> memory_watch;
   std::optional<MemoryStats> memory;  // read after the first segment
   DisturbanceMeter disturbance;
+  std::optional<GpuSampler> gpu;  // NVML clocks, temperature, throttling at segment edges
 
   bool warmed_up = false;
+  int unmeasured_steps = 0;  // warm-up plus every segment's re-warm
   std::vector<StepSample> measured;
   std::vector<double> loss_curve;
   std::vector<Segment> segments;
@@ -163,6 +166,8 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers);
   s.trainer = std::make_unique<Trainer>(p, *s.model, *s.stream, s.device);
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
+  if (s.device.is_cuda() && NvmlLibrary::shared().available())
+    s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
 
   const int rounds = std::max(1, p.stopping.rounds);
   s.segment_min = std::max(1, ceil_div(p.stopping.min_steps, rounds));
@@ -187,6 +192,7 @@ void ScenarioSession::run_segment(int round) {
       if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
       s.trainer->step(sample);
       s.loss_curve.push_back(sample.loss);
+      ++s.unmeasured_steps;
     }
   };
   if (!s.warmed_up) {
@@ -201,6 +207,7 @@ void ScenarioSession::run_segment(int round) {
   seg.started_s = std::chrono::duration<double>(Clock::now() - s.run_start).count();
   const std::size_t first = s.measured.size();
   double measured_s = 0;
+  if (s.gpu) s.gpu->sample();
   s.disturbance.begin();
   while (seg.steps < s.segment_max) {
     if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
@@ -212,6 +219,7 @@ void ScenarioSession::run_segment(int round) {
     if (seg.steps >= s.segment_min && measured_s >= s.segment_budget_s) break;
   }
   s.disturbance.end();
+  if (s.gpu) s.gpu->sample();
   std::vector<double> times;
   for (std::size_t i = first; i < s.measured.size(); ++i) times.push_back(s.measured[i].step_s);
   seg.median_s = stats::median(times);
@@ -228,7 +236,7 @@ ScenarioResult ScenarioSession::State::result() const {
   ScenarioResult r;
   r.id = scenario_id(params);
   r.params = params;
-  r.warmup_steps = params.stopping.warmup_steps;
+  r.warmup_steps = unmeasured_steps;
   r.segments = segments;
   std::array<std::vector<double>, kPhaseCount> phase;
   for (const auto& m : measured) {
@@ -266,6 +274,16 @@ ScenarioResult ScenarioSession::State::result() const {
   }
   if (memory) r.memory = *memory;
   r.disturbance = disturbance.result();
+  if (gpu) {
+    // A GPU slowed by heat or a hardware brake measures the cooling, not the code.
+    const GpuLoad load = gpu->result();
+    r.disturbance["gpu"] = load;
+    if (load.throttled) {
+      r.disturbance["contended"] = true;
+      std::string reason = r.disturbance.value("reason", std::string());
+      r.disturbance["reason"] = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
+    }
+  }
   if (source) r.extra["dataset"] = {{"samples", source->size()}};
   if (model) {
     const auto layers = model->layers_per_sample();

@@ -272,7 +272,11 @@ TEST(MatrixFiles, QuickMatrixParses) {
   EXPECT_EQ(spec.name, "quick");
   EXPECT_EQ(scenarios.size(), 8u);
   EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "mlp@synthetic/fp32/w0/a1/b64");
-  for (const auto& s : scenarios) EXPECT_LE(s.stopping.max_steps, 20);
+  for (const auto& s : scenarios) {
+    EXPECT_LE(s.stopping.max_steps, 400);
+    EXPECT_EQ(s.stopping.rounds, 8);
+    EXPECT_TRUE(s.stopping.interleave);
+  }
 }
 
 TEST(MatrixFiles, SeedMatrixParses) {

@@ -28,6 +28,15 @@ TEST(SegmentStats, TQuantilesMatchTheTable) {
   EXPECT_THROW(t_quantile_975(0), std::invalid_argument);
 }
 
+TEST(SegmentStats, GeneralTQuantilesMatchScipy) {
+  // scipy.stats.t.ppf
+  EXPECT_NEAR(t_quantile(0.996875, 7), 3.855, 0.01);
+  EXPECT_NEAR(t_quantile(0.996875, 14), 3.214, 0.01);
+  EXPECT_NEAR(t_quantile(0.99, 5), 3.365, 0.01);
+  EXPECT_NEAR(t_quantile(0.975, 7), 2.365, 1e-3);
+  EXPECT_THROW(t_quantile(0.3, 5), std::invalid_argument);
+}
+
 TEST(SegmentStats, NoIntervalBelowThreeSegments) {
   const std::vector<double> two = {1.0, 1.1};
   EXPECT_FALSE(median_interval_from_segments(1.05, two).valid);

@@ -83,6 +83,7 @@ TEST(Runner, FailureAndInjectedOomDoNotSinkTheMatrix) {
   const auto dir = temp_dir("oom");
   auto j = tiny_matrix();
   j["axes"] = {{"model", {"mlp", "transformer"}}, {"batch", {16}}, {"workers", {0, 1}}};
+  j.erase("model_options");  // the mlp's options are not the transformer's
   // The transformer on the mlp's synthetic features cannot run: recorded as failed.
   j["dataset"] = "synthetic";
   const auto spec = parse_matrix(j, "oom.json", default_parse_options());
@@ -119,6 +120,102 @@ TEST(Runner, MemoryBudgetTurnsOverBudgetScenarioIntoOom) {
   ASSERT_EQ(run.scenarios.size(), 1u);
   EXPECT_EQ(run.scenarios[0].status, ScenarioStatus::oom);
   EXPECT_NE(run.scenarios[0].message.find("memory budget"), std::string::npos);
+}
+
+// Each scenario is measured in segments, one per round, and gets a drift-aware interval.
+TEST(Runner, ScenariosAreMeasuredInInterleavedSegments) {
+  auto j = tiny_matrix();
+  j["axes"] = {{"accumulation", {1, 2}}, {"batch", {16}}};
+  j["steps"] = {{"warmup", 1}, {"min", 8}, {"max", 8}, {"time_budget_s", 1}, {"rounds", 4}};
+  const auto spec = parse_matrix(j, "segments.json", default_parse_options());
+  const auto run = run_matrix(spec, RunOptions{});
+  ASSERT_EQ(run.scenarios.size(), 2u);
+  for (const auto& s : run.scenarios) {
+    ASSERT_EQ(s.status, ScenarioStatus::ok) << s.message;
+    ASSERT_EQ(s.segments.size(), 4u);
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(s.segments[r].round, r);
+    EXPECT_EQ(s.measured_steps, 8);
+    EXPECT_EQ(s.step_time_s.ci_method, "segments");
+    EXPECT_TRUE(s.step_time_s.has_interval());
+    EXPECT_TRUE(s.disturbance.contains("other_cpu_cores")) << s.disturbance.dump();
+    // Warm-up once, then one re-warm step before each later segment.
+    EXPECT_EQ(s.warmup_steps, 1 + 3);
+    EXPECT_EQ(s.loss_curve.size(), static_cast<std::size_t>(s.warmup_steps + s.measured_steps));
+  }
+  // Interleaved: the second scenario's first segment starts before the first one's last.
+  EXPECT_LT(run.scenarios[1].segments.front().started_s, run.scenarios[0].segments.back().started_s);
+  EXPECT_FALSE(run.matrix_digest.empty());
+}
+
+// What ran in between must not change a scenario's training: its data order and loss curve
+// are the same interleaved as alone.
+TEST(Runner, InterleavingKeepsEachScenariosRandomState) {
+  auto j = tiny_matrix();
+  j["axes"] = {{"accumulation", {1, 2}}, {"batch", {16}}};
+  j["steps"] = {{"warmup", 1}, {"min", 6}, {"max", 6}, {"time_budget_s", 1}, {"rounds", 3}};
+  const auto spec = parse_matrix(j, "rng.json", default_parse_options());
+  const auto interleaved = run_matrix(spec, RunOptions{});
+  const auto alone = run_scenario(expand(spec)[1], RunOptions{});
+  ASSERT_EQ(interleaved.scenarios[1].status, ScenarioStatus::ok);
+  EXPECT_EQ(interleaved.scenarios[1].loss_curve, alone.loss_curve);
+}
+
+// "What was seen" 8: SGD at lr 1e8 diverged (loss to 1e21, then NaN) and was reported ok.
+TEST(Runner, DivergedLossIsAStatusAndFailsTheRun) {
+  const auto dir = temp_dir("diverged");
+  auto j = tiny_matrix();
+  j["optimizer"] = {{"name", "sgd"}, {"lr", 1e8}};
+  j["axes"] = {{"batch", {16}}};
+  const auto spec = parse_matrix(j, "diverged.json", default_parse_options());
+  const auto run = run_matrix(spec, RunOptions{});
+  ASSERT_EQ(run.scenarios.size(), 1u);
+  EXPECT_EQ(run.scenarios[0].status, ScenarioStatus::diverged) << run.scenarios[0].message;
+  EXPECT_GT(run.scenarios[0].step_time_s.median, 0) << "speed figures are kept";
+  std::ofstream(dir / "diverged.json") << j.dump();
+  EXPECT_EQ(run_shell(std::string(TB_TRAINBENCH_BIN) + " run " + (dir / "diverged.json").string() +
+                      " --out " + (dir / "out").string() + " --no-history --format none > /dev/null 2>&1"),
+            1);
+  // "What was seen" 3: `run` exited 0 on an out-of-memory scenario.
+  std::ofstream(dir / "tiny.json") << tiny_matrix().dump();
+  EXPECT_EQ(run_shell(std::string(TB_TRAINBENCH_BIN) + " run " + (dir / "tiny.json").string() +
+                      " --set 'axes.precision=[\"fp32\"]' --memory-budget 1MiB --out " +
+                      (dir / "oom").string() + " --no-history --format none > /dev/null 2>&1"),
+            1);
+}
+
+// "What was seen" 6: a run slowed by another process was reported as regressions, with nothing
+// in the results to say why. Two busy-looping shells on this 2-core machine must mark the
+// scenario contended, with the reason.
+TEST(Runner, AnotherProcessBurningCpuMarksTheScenarioContended) {
+  const std::string pids = (temp_dir("contended") / "pids").string();
+  ASSERT_EQ(run_shell("(sh -c 'while :; do :; done' & echo $! >> " + pids +
+                      "; sh -c 'while :; do :; done' & echo $! >> " + pids + ") "),
+            0);
+  auto j = tiny_matrix();
+  j["axes"] = {{"batch", {16}}};
+  j["steps"] = {{"warmup", 1}, {"min", 30}, {"max", 60}, {"time_budget_s", 1.5}, {"rounds", 3}};
+  const auto spec = parse_matrix(j, "contended.json", default_parse_options());
+  const auto run = run_matrix(spec, RunOptions{});
+  run_shell("kill $(cat " + pids + ") 2>/dev/null");
+  ASSERT_EQ(run.scenarios.size(), 1u);
+  const auto& d = run.scenarios[0].disturbance;
+  ASSERT_TRUE(d.value("available", false)) << d.dump();
+  EXPECT_GT(d.value("other_cpu_cores", 0.0), 0.25) << d.dump();
+  EXPECT_TRUE(run.scenarios[0].contended()) << d.dump();
+  EXPECT_NE(d.value("reason", std::string()).find("other processes"), std::string::npos) << d.dump();
+}
+
+// "What was seen" 2: steps.min = 1 printed "(1 steps, converged)" with a +-0 interval.
+TEST(Runner, OneStepIsNeverConverged) {
+  auto j = tiny_matrix();
+  j["axes"] = {{"batch", {16}}};
+  j["steps"] = {{"warmup", 1}, {"min", 1}, {"max", 1}, {"time_budget_s", 1}};
+  const auto spec = parse_matrix(j, "one.json", default_parse_options());
+  const auto run = run_matrix(spec, RunOptions{});
+  ASSERT_EQ(run.scenarios[0].status, ScenarioStatus::ok);
+  EXPECT_FALSE(run.scenarios[0].converged);
+  EXPECT_EQ(run.scenarios[0].stop_reason, "no_interval");
+  EXPECT_FALSE(run.scenarios[0].step_time_s.has_interval());
 }
 
 TEST(Cli, ExitCodesAndListing) {
