@@ -162,6 +162,19 @@ void print_table(const RunComparison& c, std::ostream& out) {
   else if (c.geomean_speedup)
     out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
   out << '\n';
+  // A change shared by (nearly) every scenario looks exactly like the machine's own drift between
+  // runs (measured up to +-29% on a shared VM, README "Checked against reality"): say so.
+  if (c.geomean_speedup && c.compared >= 3) {
+    int up = 0, down = 0;
+    for (const auto& s : c.scenarios)
+      if (s.compared) (s.speedup.ratio > 1 ? up : down) += 1;
+    const double g = c.geomean_speedup->ratio;
+    if (std::max(up, down) * 4 >= c.compared * 3 && std::abs(g - 1.0) > 0.05)
+      out << "note: " << std::max(up, down) << " of " << c.compared << " scenarios moved together ("
+          << format("%+.1f%%", (1.0 / g - 1.0) * 100.0)
+          << " step time); a change shared by all scenarios cannot be told apart from the "
+             "machine's own drift between runs: re-run both before trusting it\n";
+  }
   for (const auto& id : c.only_in_old) out << "only in old: " << id << '\n';
   for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
   for (const auto& s : c.scenarios)

@@ -275,6 +275,23 @@ TEST_F(CompareCommand, SegmentedRunsGateOnDriftAwareIntervals) {
   EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, slow_dir}), 1) << out_.str();
 }
 
+// Every scenario slower by the same amount is what a drifting machine looks like: the table
+// says so.
+TEST_F(CompareCommand, ACommonShiftOfAllScenariosIsPointedOut) {
+  auto run_at = [&](const std::string& id, double factor, std::uint64_t seed) {
+    return make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(0.010 * factor, 0.01, 40, seed)),
+                         make_scenario("mlp", Precision::fp32, 64, jittered(0.018 * factor, 0.01, 40, seed + 1)),
+                         make_scenario("cnn", Precision::fp32, 64, jittered(0.025 * factor, 0.01, 40, seed + 2))});
+  };
+  const auto a = write("a", run_at("a", 1.0, 1));
+  const auto b = write("b", run_at("b", 1.2, 5));
+  compare({a, b});
+  EXPECT_NE(out_.str().find("note: 3 of 3 scenarios moved together"), std::string::npos) << out_.str();
+  const auto c = write("c", run_at("c", 1.0, 9));
+  compare({a, c});
+  EXPECT_EQ(out_.str().find("moved together"), std::string::npos) << out_.str();
+}
+
 TEST_F(CompareCommand, TableAndJsonMatchGolden) {
   auto old_run = two_scenario_run("old", 1.0, 1);
   auto new_run = two_scenario_run("new", 1.10, 2);
