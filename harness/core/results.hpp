@@ -71,7 +71,8 @@ struct ScenarioResult {
   int warmup_steps = 0;  // unmeasured steps: the warm-up plus every later segment's re-warm
   int measured_steps = 0;
   // "converged": the interval reached steps.target_rel_ci; "rounds": every round ran without
-  // reaching it; "no_interval": too few segments for any 95% interval.
+  // reaching it; "no_interval": too few segments for any 95% interval; "in_progress": saved
+  // between rounds, more segments to come.
   std::string stop_reason;
   bool converged = false;
   std::vector<double> step_times_s;  // every measured step, in order (segments concatenated)

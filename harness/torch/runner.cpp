@@ -3,31 +3,20 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <numeric>
 #include <random>
 
-#include <malloc.h>
-
-#include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
-#include <torch/utils.h>
 
-#include "harness/capacity/flops.hpp"
 #include "harness/capacity/memory_probe.hpp"
 #include "harness/core/error.hpp"
-#include "harness/core/stats.hpp"
-#include "harness/profiling/nvtx.hpp"
-#include "harness/torch/batch_stream.hpp"
 #include "harness/torch/capacity_search.hpp"
+#include "harness/torch/registry.hpp"
 #include "harness/torch/environment.hpp"
-#include "harness/torch/precision.hpp"
-#include "harness/torch/profile_pass.hpp"
 #include "harness/torch/scenario_session.hpp"
 #include "harness/torch/run_finish.hpp"
-#include "harness/torch/trainer.hpp"
 #include "harness/torch/utilization_pass.hpp"
 
 namespace tb {

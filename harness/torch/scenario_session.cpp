@@ -141,8 +141,20 @@ struct ScenarioSession::State {
   double segment_budget_s = 0;
   int segment_min = 1, segment_max = 1;
 
+  // Step-time distribution with its drift-aware interval, from the segments so far.
+  Distribution timing() const;
+  bool converged(const Distribution& d) const {
+    return d.has_interval() && stats::relative_ci_halfwidth(d) <= params.stopping.target_rel_ci;
+  }
   ScenarioResult result() const;
 };
+
+Distribution ScenarioSession::State::timing() const {
+  std::vector<double> medians, steps;
+  for (const auto& seg : segments) medians.push_back(seg.median_s);
+  for (const auto& m : measured) steps.push_back(m.step_s);
+  return stats::summarize_segmented(steps, medians);
+}
 
 ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options,
                                  std::string trace_stem, Clock::time_point run_start,
@@ -244,11 +256,8 @@ ScenarioResult ScenarioSession::State::result() const {
     for (std::size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(m.phase_s[i]);
   }
   r.measured_steps = static_cast<int>(measured.size());
-  std::vector<double> medians;
-  for (const auto& seg : segments) medians.push_back(seg.median_s);
-  r.step_time_s = stats::summarize_segmented(r.step_times_s, medians);
-  r.converged = r.step_time_s.has_interval() &&
-                stats::relative_ci_halfwidth(r.step_time_s) <= params.stopping.target_rel_ci;
+  r.step_time_s = timing();
+  r.converged = converged(r.step_time_s);
   r.stop_reason = r.converged ? "converged" : r.step_time_s.has_interval() ? "rounds" : "no_interval";
   if (r.step_time_s.median > 0) {
     r.samples_per_s = static_cast<double>(params.effective_batch) / r.step_time_s.median;
@@ -293,15 +302,13 @@ ScenarioResult ScenarioSession::State::result() const {
   return r;
 }
 
-bool ScenarioSession::converged() const {
-  std::vector<double> medians, steps;
-  for (const auto& seg : s_->segments) medians.push_back(seg.median_s);
-  for (const auto& m : s_->measured) steps.push_back(m.step_s);
-  const auto d = stats::summarize_segmented(steps, medians);
-  return d.has_interval() && stats::relative_ci_halfwidth(d) <= s_->params.stopping.target_rel_ci;
-}
+bool ScenarioSession::converged() const { return s_->converged(s_->timing()); }
 
-ScenarioResult ScenarioSession::snapshot() const { return s_->result(); }
+ScenarioResult ScenarioSession::snapshot() const {
+  ScenarioResult r = s_->result();
+  r.stop_reason = "in_progress";  // saved between rounds: more segments are still to come
+  return r;
+}
 
 ScenarioResult ScenarioSession::finish() {
   auto& s = *s_;
