@@ -19,7 +19,8 @@ const std::vector<std::string>& matrix_keys() {
       "$schema", "name",     "description", "model",    "dataset",
       "dataset_options",     "model_options", "device", "optimizer",
       "seed",    "steps",    "axes",        "hold_effective_batch",
-      "exclude", "baseline", "profile",     "capacity", "test_delay_ms"};
+      "exclude", "baseline", "profile",     "capacity", "contention",
+      "test_delay_ms"};
   return keys;
 }
 
@@ -80,6 +81,7 @@ const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_
                                             "interleave", "segment_warmup"};
 const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
                                                "kineto",  "nvtx",   "gzip"};
+const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
 const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
@@ -258,6 +260,20 @@ void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {
   if (j.contains("gzip")) p.gzip = r.boolean(j["gzip"], "profile.gzip");
 }
 
+// Thresholds above which a scenario's measurements count as contended (host_load.hpp). A shared
+// CI runner with a known steady background load can raise them; a value too high hides real load.
+void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
+  r.expect_keys(j, "contention", kContentionKeys, "contention key");
+  if (j.contains("other_cpu_cores"))
+    t.other_cpu_cores = r.number(j["other_cpu_cores"], "contention.other_cpu_cores", 0.0, true);
+  if (j.contains("steal_fraction")) {
+    t.steal_fraction = r.number(j["steal_fraction"], "contention.steal_fraction", 0.0, true);
+    if (t.steal_fraction > 1.0)
+      r.fail("contention.steal_fraction", "is a fraction of CPU time, must be <= 1, got " +
+                                              j["steal_fraction"].dump());
+  }
+}
+
 // One value of an axis as written in exclude / baseline entries; normalized for comparison.
 json parse_axis_value(const Reader& r, const std::string& axis, const json& v,
                       const std::string& field, const MatrixParseOptions& options) {
@@ -425,6 +441,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     parse_profile(r, j["profile"], d.profile);
     profiling::validate_profile_options(d.profile, d.device, file);
   }
+  if (j.contains("contention")) parse_contention(r, j["contention"], d.contention);
   if (j.contains("test_delay_ms"))
     d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false);
   if (j.contains("hold_effective_batch"))

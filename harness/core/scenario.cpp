@@ -105,6 +105,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["model_options"] = p.model_options;
   j["stopping"] = p.stopping;
   j["profile"] = p.profile;
+  j["contention"] = p.contention;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
@@ -125,6 +126,7 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();
   if (j.contains("profile")) p.profile = j.at("profile").get<ProfileOptions>();
   p.test_delay_ms = j.value("test_delay_ms", 0.0);
+  if (j.contains("contention")) p.contention = j.at("contention").get<ContentionThresholds>();
 }
 
 }  // namespace tb

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/host_load.hpp"
+
 namespace tb {
 
 enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
@@ -63,6 +65,9 @@ struct ScenarioParams {
   nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}
   StoppingRule stopping;
   ProfileOptions profile;
+  // When a scenario counts as contended (the matrix's "contention" section); not part of what
+  // is measured, so not in the digest either.
+  ContentionThresholds contention;
   double test_delay_ms = 0.0;  // test-only: fixed delay added to every micro-batch (planted slowdown)
 };
 

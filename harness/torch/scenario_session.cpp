@@ -282,7 +282,7 @@ ScenarioResult ScenarioSession::State::result() const {
     r.final_loss_scale = trainer->scaler().enabled() ? trainer->scaler().scale_value() : 0.0;
   }
   if (memory) r.memory = *memory;
-  r.disturbance = disturbance.result();
+  r.disturbance = disturbance.result(params.contention);
   if (gpu) {
     // A GPU slowed by heat or a hardware brake measures the cooling, not the code.
     const GpuLoad load = gpu->result();

@@ -116,6 +116,7 @@ TEST(MatrixExpand, PassesThroughNonAxisFields) {
                            {"seed", 7},
                            {"steps", {{"warmup", 1}, {"min", 2}, {"max", 3}, {"target_rel_ci", 0.1}, {"time_budget_s", 1.5}}},
                            {"profile", {{"enabled", true}, {"window", 2}, {"kineto", true}}},
+                           {"contention", {{"other_cpu_cores", 1.5}}},
                            {"test_delay_ms", 2.5}});
   const auto p = expand(spec).at(0);
   EXPECT_EQ(p.dataset, "tokens");
@@ -135,6 +136,8 @@ TEST(MatrixExpand, PassesThroughNonAxisFields) {
   EXPECT_TRUE(p.profile.kineto);
   EXPECT_TRUE(p.profile.host_trace);  // default kept
   EXPECT_DOUBLE_EQ(p.test_delay_ms, 2.5);
+  EXPECT_DOUBLE_EQ(p.contention.other_cpu_cores, 1.5);
+  EXPECT_DOUBLE_EQ(p.contention.steal_fraction, ContentionThresholds::kDefaultStealFraction);
 }
 
 TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
@@ -403,6 +406,9 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"duplicate_axis_value", "axes.batch[2]", "duplicate value 32"},
     BadInput{"unknown_optimizer", "optimizer.name", "unknown optimizer 'lamb' (allowed: adam, sgd)"},
     BadInput{"negative_delay", "test_delay_ms", "must be >= 0"},
+    BadInput{"contention_unknown_key", "contention.steal",
+             "unknown contention key 'steal' (allowed: other_cpu_cores, steal_fraction)"},
+    BadInput{"contention_steal_above_one", "contention.steal_fraction", "must be <= 1, got 5"},
     BadInput{"unknown_profile_key", "profile.windows", "unknown profile key 'windows'"},
     BadInput{"baseline_unknown_key", "baseline.device", "unknown axis 'device'"},
     BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"},

@@ -196,6 +196,9 @@ TEST(Runner, AnotherProcessBurningCpuMarksTheScenarioContended) {
   j["steps"] = {{"warmup", 1}, {"min", 30}, {"max", 60}, {"time_budget_s", 1.5}, {"rounds", 3}};
   const auto spec = parse_matrix(j, "contended.json", default_parse_options());
   const auto run = run_matrix(spec, RunOptions{});
+  // The same load under thresholds raised by the matrix's "contention" section: measured, not flagged.
+  j["contention"] = {{"other_cpu_cores", 16.0}, {"steal_fraction", 1.0}};
+  const auto tolerant = run_matrix(parse_matrix(j, "tolerant.json", default_parse_options()), RunOptions{});
   run_shell("kill $(cat " + pids + ") 2>/dev/null");
   ASSERT_EQ(run.scenarios.size(), 1u);
   const auto& d = run.scenarios[0].disturbance;
@@ -203,6 +206,12 @@ TEST(Runner, AnotherProcessBurningCpuMarksTheScenarioContended) {
   EXPECT_GT(d.value("other_cpu_cores", 0.0), 0.25) << d.dump();
   EXPECT_TRUE(run.scenarios[0].contended()) << d.dump();
   EXPECT_NE(d.value("reason", std::string()).find("other processes"), std::string::npos) << d.dump();
+
+  ASSERT_EQ(tolerant.scenarios.size(), 1u);
+  const auto& t = tolerant.scenarios[0].disturbance;
+  EXPECT_GT(t.value("other_cpu_cores", 0.0), 0.25) << t.dump();
+  EXPECT_FALSE(tolerant.scenarios[0].contended()) << t.dump();
+  EXPECT_DOUBLE_EQ(t.at("thresholds").value("other_cpu_cores", 0.0), 16.0) << t.dump();
 }
 
 // "What was seen" 2: steps.min = 1 printed "(1 steps, converged)" with a +-0 interval.
