@@ -5,6 +5,7 @@
 
 #include "harness/core/commands.hpp"
 #include "harness/torch/run_command.hpp"
+#include "harness/torch/worker_command.hpp"
 #include "trainbench/build_config.hpp"
 
 namespace {
@@ -22,6 +23,10 @@ commands:
   compare OLD NEW [--fail-on-regression PCT] [--allow-env-mismatch] [--aa] [--noise FILE]
   compare --against last|RUN_ID|GIT_REV [NEW]
                                        compare two runs (exit 1 on a regression)
+  ab MATRIX --old BIN --new BIN [--fail-on-regression PCT] [--new-set PATH=JSON]...
+                                       two builds measured side by side, round by round:
+                                       a paired comparison that the machine's drift between
+                                       runs cannot fake (the gate to use on a shared machine)
   history [--db PATH] [--scenario ID]  runs recorded in results/history.sqlite, or one trend
   capacity MATRIX [--memory-budget SIZE] [--out DIR]
                                        largest and fastest batch per model and precision
@@ -29,7 +34,7 @@ commands:
 
 exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
-            4 compare refused (contended measurements)
+            4 compare/ab refused (contended measurements)
 )";
 
 }  // namespace
@@ -51,6 +56,8 @@ int main(int argc, char** argv) {
     if (command == "list") return tb::cmd_list(args, std::cout, std::cerr);
     if (command == "report") return tb::cmd_report(args, std::cout, std::cerr);
     if (command == "compare") return tb::cmd_compare(args, std::cout, std::cerr);
+    if (command == "ab") return tb::cmd_ab(args, std::cout, std::cerr);
+    if (command == "worker") return tb::cmd_worker(args, std::cout, std::cerr);
     if (command == "history") return tb::cmd_history(args, std::cout, std::cerr);
     if (command == "capacity") return tb::cmd_capacity(args, std::cout, std::cerr);
     if (command == "models") return tb::cmd_models(args, std::cout, std::cerr);

@@ -14,6 +14,10 @@ int cmd_report(const std::vector<std::string>& args, std::ostream& out, std::ost
 // trainbench compare --against last|RUN_ID|GIT_REV [NEW]
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// trainbench ab MATRIX --old BIN --new BIN [--fail-on-regression PCT] ...: two builds measured
+// side by side in one interleaved session (ab_command.cpp)
+int cmd_ab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 // trainbench history [--db PATH] [--scenario ID]
 int cmd_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -5,8 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "harness/core/command_line.hpp"
 #include "harness/core/commands.hpp"
 #include "harness/core/comparison.hpp"
+#include "harness/core/comparison_report.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 
@@ -14,11 +16,6 @@ namespace tb {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitRegression = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitEnvironment = 3;
-constexpr int kExitContended = 4;
 
 constexpr const char* kUsage = R"(usage: trainbench compare [options] OLD NEW
        trainbench compare [options] --against last|RUN_ID|GIT_REV [NEW]
@@ -71,16 +68,6 @@ struct Args {
   double threshold_pct = 2.0;
 };
 
-double parse_number(const std::string& option, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("command line", option, "expected a non-negative number, got '" + text + "'");
-}
-
 Args parse_args(const std::vector<std::string>& argv) {
   Args a;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -90,7 +77,7 @@ Args parse_args(const std::vector<std::string>& argv) {
       return argv[++i];
     };
     if (arg == "-h" || arg == "--help") a.help = true;
-    else if (arg == "--fail-on-regression") a.fail_pct = parse_number(arg, value());
+    else if (arg == "--fail-on-regression") a.fail_pct = parse_non_negative(arg, value());
     else if (arg == "--noise") a.noise_in = value();
     else if (arg == "--noise-out") a.noise_out = value();
     else if (arg == "--aa") a.aa = true;
@@ -98,94 +85,12 @@ Args parse_args(const std::vector<std::string>& argv) {
     else if (arg == "--allow-broken") a.allow_broken = true;
     else if (arg == "--against") a.against = value();
     else if (arg == "--db") a.db = value();
-    else if (arg == "--threshold") a.threshold_pct = parse_number(arg, value());
+    else if (arg == "--threshold") a.threshold_pct = parse_non_negative(arg, value());
     else if (arg == "--json") a.json_out = value();
     else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else a.positional.push_back(arg);
   }
   return a;
-}
-
-std::string format(const char* fmt, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, a);
-  return buf;
-}
-
-std::string pad(const std::string& s, std::size_t width, bool right = false) {
-  if (s.size() >= width) return s;
-  const std::string fill(width - s.size(), ' ');
-  return right ? fill + s : s + fill;
-}
-
-void print_table(const RunComparison& c, std::ostream& out) {
-  std::size_t id_width = 8;
-  for (const auto& s : c.scenarios) id_width = std::max(id_width, s.id.size());
-  out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n";
-  out << "\n";
-  out << pad("scenario", id_width) << "  " << pad("old ms", 10, true) << "  "
-      << pad("new ms", 10, true) << "  " << pad("change", 8, true) << "  "
-      << pad("speedup [95% CI]", 24) << "  verdict\n";
-  int counts[4] = {0, 0, 0, 0};
-  int regressions = 0;
-  for (const auto& s : c.scenarios) {
-    out << pad(s.id, id_width) << "  ";
-    if (!s.compared) {
-      out << "not compared (old " << to_string(s.old_status) << ", new "
-          << to_string(s.new_status) << ")" << (s.broken ? "  BROKEN" : "") << "\n";
-      continue;
-    }
-    ++counts[static_cast<int>(s.verdict)];
-    const std::string interval =
-        s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
-                              ", " + format("%.3f", s.speedup.high) + "]"
-                        : format("%.3f", s.speedup.ratio) + " [no interval]";
-    out << pad(format("%.3f", s.old_median_s * 1e3), 10, true) << "  "
-        << pad(format("%.3f", s.new_median_s * 1e3), 10, true) << "  "
-        << pad(format("%+.1f%%", s.change_pct), 8, true) << "  " << pad(interval, 24) << "  "
-        << stats::to_string(s.verdict);
-    if (s.regression) {
-      ++regressions;
-      out << "  REGRESSION (> " << format("%.1f", s.gate_pct) << "%)";
-    }
-    if (s.contended) out << "  CONTENDED";
-    out << '\n';
-  }
-  out << '\n'
-      << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
-      << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
-      << " noisy";
-  if (c.geomean_speedup && c.geomean_speedup->valid)
-    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " ["
-        << format("%.3f", c.geomean_speedup->low) << ", " << format("%.3f", c.geomean_speedup->high)
-        << "]";
-  else if (c.geomean_speedup)
-    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
-  out << '\n';
-  // A change shared by (nearly) every scenario looks exactly like the machine's own drift between
-  // runs (measured up to +-29% on a shared VM, README "Checked against reality"): say so.
-  if (c.geomean_speedup && c.compared >= 3) {
-    int up = 0, down = 0;
-    for (const auto& s : c.scenarios)
-      if (s.compared) (s.speedup.ratio > 1 ? up : down) += 1;
-    const double g = c.geomean_speedup->ratio;
-    if (std::max(up, down) * 4 >= c.compared * 3 && std::abs(g - 1.0) > 0.05)
-      out << "note: " << std::max(up, down) << " of " << c.compared << " scenarios moved together ("
-          << format("%+.1f%%", (1.0 / g - 1.0) * 100.0)
-          << " step time); a change shared by all scenarios cannot be told apart from the "
-             "machine's own drift between runs: re-run both before trusting it\n";
-  }
-  for (const auto& id : c.only_in_old) out << "only in old: " << id << '\n';
-  for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
-  for (const auto& s : c.scenarios)
-    if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
-  if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
-  int broken = 0;
-  for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
-  broken += static_cast<int>(c.missing_in_new.size());
-  if (broken > 0)
-    out << "broken: " << broken
-        << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
 }
 
 struct Loaded {
@@ -276,7 +181,7 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
     const Args a = parse_args(argv);
     if (a.help) {
       out << kUsage;
-      return kExitOk;
+      return kExitCompareOk;
     }
     CompareOptions options;
     options.same_threshold = a.threshold_pct / 100.0;
@@ -293,7 +198,7 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       for (const auto& d : c.environment_differences) err << "\n  " << d;
       err << '\n';
     }
-    print_table(c, out);
+    print_comparison_table(c, out);
     if (!a.json_out.empty()) {
       std::ofstream json(a.json_out);
       TB_CHECK_INPUT(json.good(), a.json_out, "--json", "cannot write");
@@ -317,18 +222,7 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       save_noise_floor(floor, path);
       out << "noise floor written to " << path << '\n';
     }
-    if (c.broken) {
-      err << "trainbench compare: gate failed: scenarios that were ok in OLD are broken or missing "
-             "in NEW (see the table; --allow-broken to accept)\n";
-      return kExitRegression;
-    }
-    if (c.regression) return kExitRegression;
-    if (c.contended) {
-      err << "trainbench compare: gate refused: the machine was loaded while some scenarios were "
-             "measured (CONTENDED rows); re-run on a quiet machine\n";
-      return kExitContended;
-    }
-    return kExitOk;
+    return gate_exit_code(c, "trainbench compare", err);
   } catch (const ImplausibleNoise& e) {
     err << "trainbench compare: " << e.what() << '\n';
     return kExitUsage;

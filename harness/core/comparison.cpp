@@ -108,7 +108,7 @@ stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const Sce
           bs.push_back(sb.median_s);
           cs.push_back(sc.median_s);
         }
-    if (bs.size() >= stats::kMinSegments) return stats::paired_ratio_interval(ratio, bs, cs);
+    if (bs.size() >= stats::kMinSegments) return stats::paired_ratio_interval(ratio, bs, cs, coverage);
   }
   const auto seg_b = segment_medians(baseline), seg_c = segment_medians(candidate);
   return stats::welch_ratio_interval(ratio, stats::replicates(baseline.step_times_s, seg_b),
@@ -274,6 +274,17 @@ void save_noise_floor(const NoiseFloor& n, const std::string& path) {
   out << nlohmann::json(n).dump(2) << '\n';
 }
 
+std::string ab_session_of(const RunResult& old_run, const RunResult& new_run) {
+  const auto session = [](const RunResult& r, const char* field) {
+    const auto& ab = r.extra.value("ab_session", nlohmann::json::object());
+    return ab.is_object() ? ab.value(field, std::string()) : std::string();
+  };
+  const std::string id = session(old_run, "id");
+  if (id.empty() || id != session(new_run, "id")) return "";
+  if (session(old_run, "side") != "old" || session(new_run, "side") != "new") return "";
+  return id;
+}
+
 RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
                            const CompareOptions& options) {
   RunComparison out;
@@ -282,6 +293,8 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
   auto diffs = environment_differences(old_run.environment, new_run.environment);
   if (!diffs.empty() && !options.allow_env_mismatch) throw EnvironmentMismatch(diffs);
   out.environment_differences = std::move(diffs);
+  out.ab_session = ab_session_of(old_run, new_run);
+  out.paired = !out.ab_session.empty();
 
   std::map<std::string, const ScenarioResult*> old_by_key;
   for (const auto& s : old_run.scenarios) old_by_key.emplace(scenario_key(s.params).dump(), &s);
@@ -313,8 +326,9 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
       c.compared = true;
       c.old_median_s = overall_median(o);
       c.new_median_s = overall_median(s);
-      // Two runs: no round of one is a round of the other, so the interval is unpaired.
-      c.speedup = step_time_speedup(o, s, /*paired=*/false);
+      // Two runs are unpaired (no round of one is a round of the other) unless they are the two
+      // sides of one A/B session, whose rounds were measured side by side.
+      c.speedup = step_time_speedup(o, s, out.paired);
       c.change_pct = (1.0 / c.speedup.ratio - 1.0) * 100.0;
       c.verdict = stats::classify(c.speedup, options.same_threshold);
       speedups.push_back(c.speedup);
@@ -330,7 +344,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         c.gate_pct = *options.fail_on_regression_pct;
         if (const auto* floor = options.noise.find(key))
           c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
-        const auto gate = step_time_speedup(o, s, /*paired=*/false, gate_coverage);
+        const auto gate = step_time_speedup(o, s, out.paired, gate_coverage);
         c.gate_high = gate.high;
         const bool slower = gate.valid && gate.high < 1.0 - c.gate_pct / 100.0;
         // A loaded machine is not the code's fault: no regression is called on contended data.
@@ -389,7 +403,9 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
        {"environment_differences", c.environment_differences},
        {"missing_in_new", c.missing_in_new}, {"compared", c.compared},
        {"regression", c.regression},       {"broken", c.broken},
-       {"contended", c.contended},         {"scenarios", nlohmann::json::array()}};
+       {"contended", c.contended},         {"paired", c.paired},
+       {"scenarios", nlohmann::json::array()}};
+  if (c.paired) j["ab_session"] = c.ab_session;
   for (const auto& s : c.scenarios) {
     nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
                         {"new_status", to_string(s.new_status)}, {"compared", s.compared}};

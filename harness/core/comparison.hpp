@@ -141,6 +141,11 @@ struct ScenarioComparison {
 
 struct RunComparison {
   std::string old_run_id, new_run_id;
+  // OLD and NEW are the two sides of one A/B session (`trainbench ab`): their segments were
+  // measured side by side, round by round, so each scenario's interval is paired and the
+  // machine's drift cancels. Otherwise intervals are unpaired (Welch) and drift stays in them.
+  bool paired = false;
+  std::string ab_session;
   std::vector<ScenarioComparison> scenarios;  // in the new run's order
   std::vector<std::string> only_in_old, only_in_new;  // scenario ids
   std::vector<std::string> missing_in_new;  // ok in OLD, absent from NEW (subset of only_in_old)
@@ -151,6 +156,10 @@ struct RunComparison {
   bool broken = false;       // some scenario broken or missing in NEW (not allowed)
   bool contended = false;    // some compared scenario was contended: the gate refuses to judge
 };
+
+// The A/B session id when old_run and new_run are its "old" and "new" sides
+// (extra.ab_session = {id, side}), "" otherwise.
+std::string ab_session_of(const RunResult& old_run, const RunResult& new_run);
 
 // Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
 // differs, unless options.allow_env_mismatch. broken is set only with a gate.

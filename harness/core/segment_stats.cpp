@@ -173,7 +173,7 @@ Distribution summarize_segmented(std::span<const double> steps, std::span<const 
 }
 
 RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline,
-                                    std::span<const double> candidate) {
+                                    std::span<const double> candidate, double coverage) {
   if (baseline.size() != candidate.size())
     throw std::invalid_argument("paired_ratio_interval: segment counts differ");
   if (baseline.size() < kMinSegments || !(ratio > 0)) return point_only(ratio);
@@ -189,7 +189,8 @@ RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseli
   mean /= n;
   for (double x : d) var += (x - mean) * (x - mean);
   var /= n - 1;
-  return around(ratio, t_quantile_975(n - 1) * std::sqrt(var / n));
+  const double t = coverage == 0.95 ? t_quantile_975(n - 1) : t_quantile(0.5 + coverage / 2, n - 1);
+  return around(ratio, t * std::sqrt(var / n));
 }
 
 RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std::span<const double> b,

@@ -71,11 +71,11 @@ Distribution summarize_segmented(std::span<const double> steps, std::span<const 
 // more, nothing with 1 or 2, batch medians of its steps when it recorded no segments.
 std::vector<double> replicates(std::span<const double> steps, std::span<const double> segment_medians);
 
-// Paired 95% interval of `ratio` (= baseline / candidate, per sample) from segment medians
-// measured in the same rounds: baseline[j] and candidate[j] come from round j. Sizes must match;
-// valid only with at least kMinSegments pairs.
+// Paired interval of `ratio` (= baseline / candidate, per sample) at two-sided `coverage` from
+// segment medians measured in the same rounds: baseline[j] and candidate[j] come from round j.
+// Sizes must match; valid only with at least kMinSegments pairs.
 RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline,
-                                    std::span<const double> candidate);
+                                    std::span<const double> candidate, double coverage = 0.95);
 
 // Unpaired (Welch) interval of `ratio` (= a / b) from two sets of segment medians, e.g. the
 // same scenario in an old and a new run, at two-sided `coverage` (default 95%). Valid only when

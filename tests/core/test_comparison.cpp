@@ -224,6 +224,48 @@ TEST(RegressionGate, PlantedSlowdownBeyondNoiseFails) {
   EXPECT_DOUBLE_EQ(c.scenarios[0].gate_pct, 12.0);
 }
 
+// The two sides of an A/B session (`trainbench ab`): each round's drift (here +-25%) hits OLD and
+// NEW alike. Paired by round, a 10% slowdown stands out and an A/A pair is "same"; the same
+// numbers compared as two independent runs drown in the drift.
+TEST(CompareRuns, AbSessionSidesArePairedByRound) {
+  const std::vector<double> drift = {1.00, 1.25, 0.80, 1.10, 0.90, 1.20, 0.85, 1.05};
+  auto medians = [&](double base) {
+    std::vector<double> m;
+    for (double d : drift) m.push_back(base * d);
+    return m;
+  };
+  auto side = [&](const std::string& id, const std::string& which, double base, std::uint64_t seed) {
+    RunResult r = make_run(id, {tb::testing::make_segmented_scenario("mlp", Precision::fp32, 32,
+                                                                     medians(base), 10, 0.01, seed)});
+    r.extra["ab_session"] = {{"id", "ab-1"}, {"side", which}};
+    return r;
+  };
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  const RunResult old_run = side("ab-1-old", "old", 0.010, 1);
+
+  const auto slow = compare_runs(old_run, side("ab-1-new", "new", 0.011, 50), o);
+  EXPECT_TRUE(slow.paired);
+  EXPECT_EQ(slow.ab_session, "ab-1");
+  EXPECT_TRUE(slow.scenarios[0].regression);
+  EXPECT_NEAR(slow.scenarios[0].change_pct, 10.0, 1.5);
+
+  const auto same = compare_runs(old_run, side("ab-1-new", "new", 0.010, 50), o);
+  EXPECT_FALSE(same.regression);
+  EXPECT_EQ(same.scenarios[0].verdict, stats::Verdict::same);
+
+  // Not one session (different ids, or both "old"): unpaired, and the drift swamps the 10%.
+  RunResult other = side("ab-2-new", "new", 0.011, 50);
+  other.extra["ab_session"]["id"] = "ab-2";
+  const auto unpaired = compare_runs(old_run, other, o);
+  EXPECT_FALSE(unpaired.paired);
+  EXPECT_FALSE(unpaired.regression);
+  EXPECT_EQ(unpaired.scenarios[0].verdict, stats::Verdict::noisy);
+  RunResult both_old = side("ab-1-new", "old", 0.011, 50);
+  EXPECT_EQ(ab_session_of(old_run, both_old), "");
+  EXPECT_EQ(nlohmann::json(slow).at("paired"), true);
+}
+
 TEST(RegressionGate, NoisySlowdownDoesNotFail) {
   // Medians 10% apart but 30% noise on 6 samples: the interval reaches past 1.
   const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.3, 6, 1))});

@@ -1,0 +1,284 @@
+// trainbench ab: two builds measured side by side. Each build runs as a worker process
+// (worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
+// order, one segment of a scenario is measured in OLD and then in NEW (or NEW then OLD, by coin
+// flip) back to back. Drift of the machine between runs (up to +-29% on this project's VM) hits
+// both builds alike inside a round, so the paired interval of NEW/OLD sees only what differs.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/child_process.hpp"
+#include "harness/core/command_line.hpp"
+#include "harness/core/commands.hpp"
+#include "harness/core/comparison.hpp"
+#include "harness/core/comparison_report.hpp"
+#include "harness/core/error.hpp"
+
+namespace tb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: trainbench ab MATRIX --old BIN --new BIN [options]
+
+Measures two trainbench builds side by side on one machine and compares them. Both builds run
+MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one
+segment in OLD and one in NEW back to back (which goes first is a coin flip). The speedup
+OLD/NEW of each scenario is a paired interval over rounds, so drift of the machine between
+separate runs (up to +-29% on a shared VM) cancels out. Results: DIR/old/results.json,
+DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same
+paired comparison again).
+
+options:
+  --old BIN, --new BIN      the two trainbench executables (the same path twice is an A/A test)
+  --out DIR                 where results go (default results/ab-<time>-<pid>)
+  --set PATH=JSON           matrix override for both sides (repeatable)
+  --old-set PATH=JSON       override for OLD only; --new-set for NEW only (e.g. a planted
+                            slowdown: --new-set test_delay_ms=2.5). Both sides must still expand
+                            to the same scenarios
+  --memory-budget SIZE      CPU: a scenario whose peak RSS exceeds it is "oom" (each side)
+  --fail-on-regression PCT  the CI gate: exit 1 when some scenario is slower in NEW by more than
+                            PCT percent (even the optimistic end of its family-wise paired
+                            interval), or ok in OLD and broken in NEW; exit 4 when contended
+  --allow-broken            with the gate: list broken scenarios but do not fail on them
+  --threshold PCT           |change| band reported as "same" (default 2)
+  --json PATH               also write the comparison here (default DIR/comparison.json)
+  -h, --help                this text
+
+exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW
+worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,
+or the OLD worker crashed); 4 contended
+)";
+
+struct AbArgs {
+  std::string matrix, old_bin, new_bin, out_dir, json_out;
+  std::vector<std::string> sets, old_sets, new_sets;
+  std::string memory_budget;
+  std::optional<double> fail_pct;
+  bool allow_broken = false, help = false;
+  double threshold_pct = 2.0;
+};
+
+AbArgs parse_ab_args(const std::vector<std::string>& argv) {
+  AbArgs a;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    auto value = [&]() -> const std::string& {
+      TB_CHECK_INPUT(i + 1 < argv.size(), "command line", arg, "missing value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") a.help = true;
+    else if (arg == "--old") a.old_bin = value();
+    else if (arg == "--new") a.new_bin = value();
+    else if (arg == "--out") a.out_dir = value();
+    else if (arg == "--set") a.sets.push_back(value());
+    else if (arg == "--old-set") a.old_sets.push_back(value());
+    else if (arg == "--new-set") a.new_sets.push_back(value());
+    else if (arg == "--memory-budget") a.memory_budget = value();
+    else if (arg == "--fail-on-regression") a.fail_pct = parse_non_negative(arg, value());
+    else if (arg == "--allow-broken") a.allow_broken = true;
+    else if (arg == "--threshold") a.threshold_pct = parse_non_negative(arg, value());
+    else if (arg == "--json") a.json_out = value();
+    else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
+    else if (a.matrix.empty()) a.matrix = arg;
+    else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
+  }
+  if (a.help) return a;
+  TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
+  for (const auto* bin : {&a.old_bin, &a.new_bin}) {
+    const char* option = bin == &a.old_bin ? "--old" : "--new";
+    TB_CHECK_INPUT(!bin->empty(), "command line", option, "is required (a trainbench executable)");
+    TB_CHECK_INPUT(fs::is_regular_file(*bin) && ::access(bin->c_str(), X_OK) == 0, "command line",
+                   option, "'", *bin, "' is not an executable file");
+  }
+  return a;
+}
+
+std::string default_session_id() {
+  const auto t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
+  return std::string("ab-") + buf + "-p" + std::to_string(::getpid());
+}
+
+// One build's worker and what it said about the matrix.
+struct Side {
+  const char* name;  // "OLD" / "NEW"
+  std::string bin;
+  std::unique_ptr<ChildProcess> child;
+  nlohmann::json hello;
+  bool crashed = false;
+  std::string crash;  // how and where it ended
+};
+
+std::optional<nlohmann::json> request(Side& side, const nlohmann::json& cmd) {
+  if (!side.child->write_line(cmd.dump())) return std::nullopt;
+  const auto line = side.child->read_line();
+  if (!line) return std::nullopt;
+  try {
+    return nlohmann::json::parse(*line);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void mark_crashed(Side& side, const std::string& during) {
+  const ChildExit how = side.child->wait();
+  side.crashed = true;
+  side.crash = std::string(side.name) + " worker (" + side.bin + ") ended with " + how.describe() +
+               " during " + during;
+}
+
+}  // namespace
+
+int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  AbArgs a;
+  try {
+    a = parse_ab_args(argv);
+  } catch (const InputError& e) {
+    err << "trainbench ab: " << e.what() << '\n';
+    return kExitUsage;
+  }
+  if (a.help) {
+    out << kUsage;
+    return kExitCompareOk;
+  }
+  // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  const std::string session = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
+  const std::string out_dir = a.out_dir.empty() ? "results/" + session : a.out_dir;
+  const auto start = std::chrono::steady_clock::now();
+
+  Side sides[2] = {{"OLD", a.old_bin, nullptr, {}, false, {}}, {"NEW", a.new_bin, nullptr, {}, false, {}}};
+  for (int s = 0; s < 2; ++s) {
+    const std::string side_name = s == 0 ? "old" : "new";
+    std::vector<std::string> cmd = {sides[s].bin, "worker", a.matrix, "--out",
+                                    (fs::path(out_dir) / side_name).string(), "--ab-session",
+                                    session, "--ab-side", side_name};
+    for (const auto* list : {&a.sets, s == 0 ? &a.old_sets : &a.new_sets})
+      for (const auto& set : *list) cmd.insert(cmd.end(), {"--set", set});
+    if (!a.memory_budget.empty()) cmd.insert(cmd.end(), {"--memory-budget", a.memory_budget});
+    try {
+      sides[s].child = std::make_unique<ChildProcess>(cmd);
+    } catch (const std::exception& e) {
+      err << "trainbench ab: " << e.what() << '\n';
+      return kExitUsage;
+    }
+  }
+  for (auto& side : sides) {
+    const auto line = side.child->read_line();
+    nlohmann::json hello;
+    try {
+      if (line) hello = nlohmann::json::parse(*line);
+    } catch (const nlohmann::json::exception&) {
+    }
+    if (hello.contains("error")) {
+      err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
+      return kExitUsage;
+    }
+    if (!hello.contains("hello")) {
+      mark_crashed(side, "start-up");
+      err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
+      return side.name[0] == 'N' ? kExitRegression : kExitUsage;
+    }
+    side.hello = std::move(hello);
+  }
+  if (sides[0].hello["scenarios"] != sides[1].hello["scenarios"] ||
+      sides[0].hello["digest"] != sides[1].hello["digest"]) {
+    err << "trainbench ab: OLD and NEW expand " << a.matrix
+        << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
+        << " vs " << sides[1].hello.value("digest", "?")
+        << "): an A/B comparison needs the same scenarios on both sides\n";
+    return kExitUsage;
+  }
+  const nlohmann::json& plan = sides[0].hello;
+  const std::size_t n = plan["scenarios"].size();
+  const int rounds = plan.value("rounds", 6), max_rounds = plan.value("max_rounds", rounds);
+  out << "trainbench ab: " << a.matrix << " (" << n << " scenarios, " << rounds
+      << " rounds), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in "
+      << out_dir << '\n';
+
+  std::mt19937_64 rng(plan.value("seed", std::uint64_t{42}) ^ 0xab5e55101ULL);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::vector<bool> active(n, true), converged_both(n, false);
+  bool crashed = false;
+  for (int round = 0; round < max_rounds && !crashed; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    bool any = false;
+    for (const std::size_t i : order) {
+      if (!active[i] || (round >= rounds && converged_both[i])) continue;
+      any = true;
+      const int first = static_cast<int>(rng() & 1u);
+      bool still = true, conv = true;
+      for (const int s : {first, 1 - first}) {
+        const auto r = request(sides[s], {{"segment", i}, {"round", round}});
+        if (!r) {
+          mark_crashed(sides[s], "round " + std::to_string(round + 1) + ", scenario " +
+                                     plan["scenarios"][i].value("id", "?"));
+          crashed = true;
+          break;
+        }
+        still = still && r->value("active", false);
+        conv = conv && r->value("converged", false);
+      }
+      if (crashed) break;
+      active[i] = still;  // a scenario that failed on either side is measured no further
+      converged_both[i] = conv;
+    }
+    if (crashed) break;
+    for (auto& side : sides) request(side, {{"save", true}});
+    out << "round " << round + 1 << (round < rounds ? "/" + std::to_string(rounds) : " (extra)")
+        << " done, " << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+        << " s\n" << std::flush;
+    if (!any) break;
+  }
+  for (auto& side : sides) {
+    if (side.crashed) continue;
+    if (!request(side, {{"finish", true}})) mark_crashed(side, "its finish");
+    else side.child->wait();
+  }
+  for (auto& side : sides)
+    if (side.crashed) {
+      err << "trainbench ab: " << side.crash << "; what it measured so far is in " << out_dir << '/'
+          << (side.name[0] == 'O' ? "old" : "new") << "/results.json\n";
+      return side.name[0] == 'N' ? kExitRegression : kExitUsage;
+    }
+
+  try {
+    const RunResult old_run = load_results((fs::path(out_dir) / "old").string());
+    const RunResult new_run = load_results((fs::path(out_dir) / "new").string());
+    CompareOptions options;
+    options.same_threshold = a.threshold_pct / 100.0;
+    options.fail_on_regression_pct = a.fail_pct;
+    options.allow_broken = a.allow_broken;
+    const RunComparison c = compare_runs(old_run, new_run, options);
+    out << '\n';
+    print_comparison_table(c, out);
+    const std::string json_path = a.json_out.empty() ? (fs::path(out_dir) / "comparison.json").string() : a.json_out;
+    std::ofstream json(json_path);
+    TB_CHECK_INPUT(json.good(), json_path, "--json", "cannot write");
+    json << nlohmann::json(c).dump(2) << '\n';
+    out << "comparison: " << json_path << '\n';
+    if (c.compared == 0) {
+      err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
+      return c.broken ? kExitRegression : kExitUsage;
+    }
+    return gate_exit_code(c, "trainbench ab", err);
+  } catch (const std::exception& e) {
+    err << "trainbench ab: " << e.what() << '\n';
+    return kExitUsage;
+  }
+}
+
+}  // namespace tb

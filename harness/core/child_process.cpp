@@ -1,0 +1,138 @@
+#include "harness/core/child_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace tb {
+
+namespace {
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+ChildExit decode(int status) {
+  ChildExit e;
+  if (WIFEXITED(status)) {
+    e.exited = true;
+    e.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    e.signal = WTERMSIG(status);
+  }
+  return e;
+}
+
+}  // namespace
+
+std::string ChildExit::describe() const {
+  if (exited) return "exit code " + std::to_string(code);
+  const char* name = ::strsignal(signal);
+  return "signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+  if (argv.empty()) throw std::invalid_argument("ChildProcess: empty argv");
+  program_ = argv[0];
+  int in[2], out[2], status_pipe[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+      ::pipe2(status_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error("cannot start " + program_ + ": " + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("cannot start " + program_ + ": " + std::strerror(errno));
+  if (pid_ == 0) {
+    // Child: only async-signal-safe calls until exec. exec failing reports errno on status_pipe.
+    ::dup2(in[0], STDIN_FILENO);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::execvp(args[0], args.data());
+    const int err = errno;
+    (void)!::write(status_pipe[1], &err, sizeof err);
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(status_pipe[1]);
+  to_child_ = in[1];
+  from_child_ = out[0];
+  int exec_errno = 0;
+  const ssize_t got = ::read(status_pipe[0], &exec_errno, sizeof exec_errno);  // EOF on exec
+  ::close(status_pipe[0]);
+  if (got == sizeof exec_errno) {
+    wait();
+    throw std::runtime_error("cannot start " + program_ + ": " + std::strerror(exec_errno));
+  }
+}
+
+ChildProcess::~ChildProcess() {
+  close_fd(to_child_);
+  close_fd(from_child_);
+  if (pid_ > 0 && !exit_) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+bool ChildProcess::write_line(const std::string& line) {
+  if (to_child_ < 0) return false;
+  const std::string data = line + '\n';
+  std::size_t done = 0;
+  while (done < data.size()) {
+    // MSG_NOSIGNAL does not exist for pipes: the caller ignores SIGPIPE (see `ab`), so a dead
+    // child shows up here as EPIPE.
+    const ssize_t n = ::write(to_child_, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::optional<std::string> ChildProcess::read_line() {
+  for (;;) {
+    if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return line;
+    }
+    if (from_child_ < 0) return std::nullopt;
+    char chunk[4096];
+    const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close_fd(from_child_);
+      if (buffer_.empty()) return std::nullopt;
+      std::string rest;
+      rest.swap(buffer_);
+      return rest;
+    }
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+ChildExit ChildProcess::wait() {
+  if (exit_) return *exit_;
+  close_fd(to_child_);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0) {
+    if (errno != EINTR) {
+      exit_ = ChildExit{};
+      return *exit_;
+    }
+  }
+  close_fd(from_child_);
+  exit_ = decode(status);
+  return *exit_;
+}
+
+}  // namespace tb

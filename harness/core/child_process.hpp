@@ -1,0 +1,51 @@
+// A child process spoken to in lines: its stdin and stdout are pipes to this process, its stderr
+// is this process's stderr (so its errors reach the user unchanged). The A/B session (`trainbench
+// ab`) drives two trainbench workers this way.
+#pragma once
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// How a child ended: exited with a code, or killed by a signal.
+struct ChildExit {
+  bool exited = false;
+  int code = 0;    // when exited
+  int signal = 0;  // when killed
+  std::string describe() const;  // "exit code 2", "signal 11 (Segmentation fault)"
+};
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (a path, or a name looked up on PATH) with `argv`. std::runtime_error when it
+  // cannot be started (the message names the program and the reason).
+  explicit ChildProcess(const std::vector<std::string>& argv);
+  // Closes the pipes, then kills (SIGKILL) and reaps a child still running: a parent that gives up
+  // leaves no orphan behind.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Writes `line` and a newline; false when the child has closed its stdin (it exited).
+  bool write_line(const std::string& line);
+  // The next line without its newline; nullopt at end of file (the child exited or closed stdout).
+  std::optional<std::string> read_line();
+  // Closes the child's stdin (it sees end of file), then waits for it to exit.
+  ChildExit wait();
+
+  pid_t pid() const { return pid_; }
+  const std::string& program() const { return program_; }
+
+ private:
+  pid_t pid_ = -1;
+  int to_child_ = -1;    // write end of the child's stdin
+  int from_child_ = -1;  // read end of the child's stdout
+  std::string program_;
+  std::string buffer_;   // read but not yet returned
+  std::optional<ChildExit> exit_;
+};
+
+}  // namespace tb

@@ -1,0 +1,114 @@
+#include "harness/core/comparison_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tb {
+
+namespace {
+
+std::string format(const char* fmt, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  const std::string fill(width - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+}  // namespace
+
+void print_comparison_table(const RunComparison& c, std::ostream& out) {
+  std::size_t id_width = 8;
+  for (const auto& s : c.scenarios) id_width = std::max(id_width, s.id.size());
+  out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n";
+  if (c.paired)
+    out << "paired: one A/B session (" << c.ab_session
+        << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
+  out << "\n";
+  out << pad("scenario", id_width) << "  " << pad("old ms", 10, true) << "  "
+      << pad("new ms", 10, true) << "  " << pad("change", 8, true) << "  "
+      << pad("speedup [95% CI]", 24) << "  verdict\n";
+  int counts[4] = {0, 0, 0, 0};
+  int regressions = 0;
+  for (const auto& s : c.scenarios) {
+    out << pad(s.id, id_width) << "  ";
+    if (!s.compared) {
+      out << "not compared (old " << to_string(s.old_status) << ", new "
+          << to_string(s.new_status) << ")" << (s.broken ? "  BROKEN" : "") << "\n";
+      continue;
+    }
+    ++counts[static_cast<int>(s.verdict)];
+    const std::string interval =
+        s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
+                              ", " + format("%.3f", s.speedup.high) + "]"
+                        : format("%.3f", s.speedup.ratio) + " [no interval]";
+    out << pad(format("%.3f", s.old_median_s * 1e3), 10, true) << "  "
+        << pad(format("%.3f", s.new_median_s * 1e3), 10, true) << "  "
+        << pad(format("%+.1f%%", s.change_pct), 8, true) << "  " << pad(interval, 24) << "  "
+        << stats::to_string(s.verdict);
+    if (s.regression) {
+      ++regressions;
+      out << "  REGRESSION (> " << format("%.1f", s.gate_pct) << "%)";
+    }
+    if (s.contended) out << "  CONTENDED";
+    out << '\n';
+  }
+  out << '\n'
+      << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
+      << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
+      << " noisy";
+  if (c.geomean_speedup && c.geomean_speedup->valid)
+    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " ["
+        << format("%.3f", c.geomean_speedup->low) << ", " << format("%.3f", c.geomean_speedup->high)
+        << "]";
+  else if (c.geomean_speedup)
+    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
+  out << '\n';
+  // A change shared by (nearly) every scenario looks exactly like the machine's own drift between
+  // runs (measured up to +-29% on a shared VM, README "Checked against reality"): say so.
+  if (c.geomean_speedup && c.compared >= 3 && !c.paired) {
+    int up = 0, down = 0;
+    for (const auto& s : c.scenarios)
+      if (s.compared) (s.speedup.ratio > 1 ? up : down) += 1;
+    const double g = c.geomean_speedup->ratio;
+    if (std::max(up, down) * 4 >= c.compared * 3 && std::abs(g - 1.0) > 0.05)
+      out << "note: " << std::max(up, down) << " of " << c.compared << " scenarios moved together ("
+          << format("%+.1f%%", (1.0 / g - 1.0) * 100.0)
+          << " step time); a change shared by all scenarios cannot be told apart from the "
+             "machine's own drift between runs: re-run both before trusting it, or measure both "
+             "builds side by side with `trainbench ab`\n";
+  }
+  for (const auto& id : c.only_in_old) out << "only in old: " << id << '\n';
+  for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
+  for (const auto& s : c.scenarios)
+    if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
+  if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
+  int broken = 0;
+  for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
+  broken += static_cast<int>(c.missing_in_new.size());
+  if (broken > 0)
+    out << "broken: " << broken
+        << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
+}
+
+int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err) {
+  if (c.broken) {
+    err << who << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "
+                  "the table; --allow-broken to accept)\n";
+    return kExitRegression;
+  }
+  if (c.regression) return kExitRegression;
+  if (c.contended) {
+    err << who << ": gate refused: the machine was loaded while some scenarios were measured "
+                  "(CONTENDED rows); re-run on a quiet machine\n";
+    return kExitContended;
+  }
+  return kExitCompareOk;
+}
+
+}  // namespace tb

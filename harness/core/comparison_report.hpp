@@ -1,0 +1,27 @@
+// How a run-vs-run comparison is shown and judged on the command line: the table `compare` and
+// `ab` print, and the exit code of their CI gate.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "harness/core/comparison.hpp"
+
+namespace tb {
+
+// Exit codes of `compare` and `ab` (README "Exit codes").
+inline constexpr int kExitCompareOk = 0;
+inline constexpr int kExitRegression = 1;   // slower beyond the gate, or broken/missing in NEW
+inline constexpr int kExitUsage = 2;        // bad option or input, nothing comparable
+inline constexpr int kExitEnvironment = 3;  // different hardware (refused)
+inline constexpr int kExitContended = 4;    // the gate refused to judge loaded measurements
+
+// Scenario rows (old and new typical step time, change, speedup with its 95% interval, verdict,
+// gate flags), the summary line, and notes: scenarios moving together between unpaired runs,
+// scenarios only on one side, contention, regressions and broken scenarios.
+void print_comparison_table(const RunComparison& c, std::ostream& out);
+
+// The gate's answer for `c` (compared at least one scenario): broken or regression -> 1,
+// contended -> 4, else 0. Says why on `err`, prefixed with `who` ("trainbench compare").
+int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err);
+
+}  // namespace tb

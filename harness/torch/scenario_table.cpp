@@ -1,0 +1,152 @@
+#include "harness/torch/scenario_table.hpp"
+
+#include <cstdio>
+
+#include <ATen/DeviceAccelerator.h>
+#include <c10/util/Exception.h>
+
+#include "harness/capacity/memory_probe.hpp"
+#include "harness/core/error.hpp"
+#include "harness/torch/registry.hpp"
+
+namespace tb {
+
+namespace {
+
+void print_outcome(std::ostream* out, std::size_t index, std::size_t total, const ScenarioResult& r) {
+  if (!out) return;
+  *out << "[" << index + 1 << "/" << total << "] " << r.id << " ... ";
+  if (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged) {
+    char line[200];
+    if (r.step_time_s.has_interval())
+      std::snprintf(line, sizeof line, "%.2f ms/step [%.2f, %.2f]  %.1f samples/s  (%d steps, %zu segments, %s)",
+                    r.step_time_s.median * 1e3, r.step_time_s.ci_low * 1e3, r.step_time_s.ci_high * 1e3,
+                    r.samples_per_s, r.measured_steps, r.segments.size(), r.stop_reason.c_str());
+    else
+      std::snprintf(line, sizeof line, "%.2f ms/step (no interval)  %.1f samples/s  (%d steps, %zu segments)",
+                    r.step_time_s.median * 1e3, r.samples_per_s, r.measured_steps, r.segments.size());
+    *out << to_string(r.status) << "  " << line;
+    if (r.contended()) *out << "  CONTENDED";
+    if (r.status == ScenarioStatus::diverged) *out << "\n      " << r.message;
+    *out << "\n";
+  } else {
+    *out << to_string(r.status) << ": " << r.message << "\n";
+  }
+  out->flush();
+}
+
+}  // namespace
+
+std::string safe_file_stem(const std::string& id) {
+  std::string s = id;
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+// The one place where a scenario's exception becomes its status.
+void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {
+  r.id = scenario_id(params);
+  r.params = params;
+  try {
+    std::rethrow_exception(error);
+  } catch (const ScenarioSkipped& e) {
+    r.status = ScenarioStatus::skipped;
+    r.message = e.what();
+  } catch (const c10::OutOfMemoryError& e) {
+    r.status = ScenarioStatus::oom;
+    r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
+    if (params.device == "cuda") at::accelerator::emptyCache();
+  } catch (const MemoryBudgetExceeded& e) {
+    r.status = ScenarioStatus::oom;
+    r.message = e.what();
+  } catch (const c10::Error& e) {
+    r.status = ScenarioStatus::failed;
+    r.message = e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    r.status = ScenarioStatus::failed;
+    r.message = e.what();
+  }
+}
+
+std::int64_t current_rss_bytes() {
+  const capacity::PeakRssProbe probe(capacity::PeakRssProbe::Mode::sampling);
+  return probe.current_rss_bytes();
+}
+
+ScenarioTable::ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
+                             Clock::time_point run_start, std::int64_t base_rss_bytes,
+                             std::ostream* progress)
+    : slots_(scenarios.size()),
+      options_(options),
+      run_start_(run_start),
+      base_rss_(base_rss_bytes),
+      progress_(progress) {
+  for (std::size_t i = 0; i < scenarios.size(); ++i) slots_[i].params = std::move(scenarios[i]);
+}
+
+ScenarioTable::~ScenarioTable() = default;
+
+bool ScenarioTable::converged(std::size_t i) const {
+  return slots_[i].session && slots_[i].session->converged();
+}
+
+void ScenarioTable::report(std::size_t i) {
+  print_outcome(progress_, finished_++, slots_.size(), *slots_[i].result);
+}
+
+void ScenarioTable::fail(std::size_t i, std::exception_ptr error) {
+  ScenarioResult r;
+  record_failure(r, slots_[i].params, error);
+  slots_[i].session.reset();
+  slots_[i].result = std::move(r);
+  report(i);
+}
+
+void ScenarioTable::segment(std::size_t i, int round) {
+  Slot& slot = slots_[i];
+  try {
+    if (!slot.session)
+      slot.session = std::make_unique<ScenarioSession>(
+          slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
+    slot.session->run_segment(round);
+  } catch (...) {
+    fail(i, std::current_exception());
+  }
+}
+
+void ScenarioTable::finish(std::size_t i) {
+  Slot& slot = slots_[i];
+  if (slot.result) return;
+  try {
+    if (!slot.session)  // never measured (e.g. every round skipped it): build it to say why
+      slot.session = std::make_unique<ScenarioSession>(
+          slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
+    slot.result = slot.session->finish();
+    slot.session.reset();
+    report(i);
+  } catch (...) {
+    fail(i, std::current_exception());
+  }
+}
+
+void ScenarioTable::finish_all() {
+  for (std::size_t i = 0; i < slots_.size(); ++i) finish(i);
+}
+
+std::vector<ScenarioResult> ScenarioTable::snapshot() const {
+  std::vector<ScenarioResult> out;
+  for (const auto& slot : slots_)
+    if (slot.result) out.push_back(*slot.result);
+    else if (slot.session) out.push_back(slot.session->snapshot());
+  return out;
+}
+
+std::vector<ScenarioResult> ScenarioTable::take_results() {
+  std::vector<ScenarioResult> out;
+  for (auto& slot : slots_)
+    if (slot.result) out.push_back(std::move(*slot.result));
+  return out;
+}
+
+}  // namespace tb

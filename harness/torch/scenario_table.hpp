@@ -1,0 +1,71 @@
+// The scenarios of one matrix in one process, each alive from its first segment to its finish:
+// what `run`'s interleaved schedule and a `worker` of an A/B session both drive. A scenario's
+// failure (an exception while building, measuring or finishing it) becomes its status here and
+// never reaches the caller.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "harness/core/results.hpp"
+#include "harness/torch/runner.hpp"
+#include "harness/torch/scenario_session.hpp"
+
+namespace tb {
+
+class ScenarioTable {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `progress` gets one line per finished scenario ("[3/8] id ... ok  12.1 ms/step ..."); may be
+  // nullptr. `base_rss_bytes`: the process's resident size before any scenario was built.
+  ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
+                Clock::time_point run_start, std::int64_t base_rss_bytes, std::ostream* progress);
+  ~ScenarioTable();
+
+  std::size_t size() const { return slots_.size(); }
+  const ScenarioParams& params(std::size_t i) const { return slots_[i].params; }
+  bool active(std::size_t i) const { return !slots_[i].result.has_value(); }
+  // Measured at least once and its interval is within the target.
+  bool converged(std::size_t i) const;
+
+  // Measures one segment of scenario i in `round` (building it first when needed). A failure
+  // finishes it with that status.
+  void segment(std::size_t i, int round);
+  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not.
+  void finish(std::size_t i);
+  void finish_all();
+
+  // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
+  std::vector<ScenarioResult> snapshot() const;
+  // Every result, in matrix order; call after finish_all().
+  std::vector<ScenarioResult> take_results();
+
+ private:
+  struct Slot {
+    ScenarioParams params;
+    std::unique_ptr<ScenarioSession> session;
+    std::optional<ScenarioResult> result;  // set once finished (ok or not)
+  };
+  void fail(std::size_t i, std::exception_ptr error);
+  void report(std::size_t i);
+
+  std::vector<Slot> slots_;
+  const RunOptions& options_;
+  Clock::time_point run_start_;
+  std::int64_t base_rss_;
+  std::ostream* progress_;
+  std::size_t finished_ = 0;
+};
+
+// The one place where a scenario's exception becomes its status.
+void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error);
+
+// A scenario id as a file-name stem ("mlp/fp32/w0/a1/b64" -> "mlp_fp32_w0_a1_b64").
+std::string safe_file_stem(const std::string& id);
+
+std::int64_t current_rss_bytes();
+
+}  // namespace tb

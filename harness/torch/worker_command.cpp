@@ -1,0 +1,159 @@
+#include "harness/torch/worker_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/capacity/byte_size.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/matrix.hpp"
+#include "harness/torch/environment.hpp"
+#include "harness/torch/run_command.hpp"
+#include "harness/torch/run_finish.hpp"
+#include "harness/torch/runner.hpp"
+#include "harness/torch/scenario_table.hpp"
+
+namespace tb {
+
+namespace {
+
+struct WorkerArgs {
+  std::string matrix, out_dir, session, side;
+  std::vector<std::string> sets;
+  std::int64_t memory_budget = 0;
+};
+
+WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
+  WorkerArgs a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto value = [&]() -> const std::string& {
+      TB_CHECK_INPUT(i + 1 < args.size(), "command line", args[i], "needs a value");
+      return args[++i];
+    };
+    const std::string& arg = args[i];
+    if (arg == "--out") a.out_dir = value();
+    else if (arg == "--ab-session") a.session = value();
+    else if (arg == "--ab-side") a.side = value();
+    else if (arg == "--set") a.sets.push_back(value());
+    else if (arg == "--memory-budget")
+      a.memory_budget = capacity::parse_byte_size(value(), "--memory-budget");
+    else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
+    else if (a.matrix.empty()) a.matrix = arg;
+    else throw InputError("command line", arg, "unexpected argument");
+  }
+  TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench worker needs a matrix file");
+  TB_CHECK_INPUT(!a.out_dir.empty(), "command line", "--out", "is required");
+  TB_CHECK_INPUT(!a.session.empty(), "command line", "--ab-session", "is required");
+  TB_CHECK_INPUT(a.side == "old" || a.side == "new", "command line", "--ab-side",
+                 "must be old or new, got '", a.side, "'");
+  return a;
+}
+
+// The protocol's channel: the original stdout, taken away from everything else in the process.
+class ReplyChannel {
+ public:
+  ReplyChannel() {
+    const int fd = ::dup(STDOUT_FILENO);
+    file_ = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::cout.flush();
+  }
+  ~ReplyChannel() {
+    if (file_) std::fclose(file_);
+  }
+  void send(const nlohmann::json& j) {
+    if (!file_) return;
+    const std::string line = j.dump() + "\n";
+    std::fwrite(line.data(), 1, line.size(), file_);
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace
+
+int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+  ReplyChannel reply;
+  WorkerArgs a;
+  MatrixSpec spec;
+  try {
+    a = parse_worker_args(args);
+    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+    TB_CHECK_INPUT(!spec.batch_search, a.matrix, "axes.batch",
+                   "\"max\" (a capacity search) is not supported in an A/B session; give the batch");
+  } catch (const InputError& e) {
+    reply.send({{"error", e.what()}, {"exit", kExitBadInput}});
+    return kExitBadInput;
+  }
+  const auto run_start = std::chrono::steady_clock::now();
+  RunOptions options;
+  options.out_dir = a.out_dir;
+  options.memory_budget_bytes = a.memory_budget;
+  options.command_line = {"trainbench", "worker"};
+  options.command_line.insert(options.command_line.end(), args.begin(), args.end());
+  options.run_id = a.session + "-" + a.side;
+
+  RunResult run;
+  run.run_id = options.run_id;
+  run.matrix_name = spec.name;
+  run.matrix_file = spec.file;
+  run.environment = capture_environment(options.command_line, spec.defaults.seed);
+  run.extra["ab_session"] = {{"id", a.session}, {"side", a.side}};
+  const auto scenarios = expand(spec);
+  run.matrix_digest = scenarios_digest(scenarios);
+  const auto baseline = choose_baseline(spec, scenarios);
+  if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
+  const std::string results_path = (std::filesystem::path(a.out_dir) / "results.json").string();
+
+  nlohmann::json listed = nlohmann::json::array();
+  for (const auto& p : scenarios) listed.push_back({{"id", scenario_id(p)}, {"key", scenario_key(p)}});
+  const StoppingRule& rule = spec.defaults.stopping;
+  reply.send({{"hello", 1},
+              {"scenarios", listed},
+              {"digest", run.matrix_digest},
+              {"rounds", rule.rounds},
+              {"max_rounds", rule.max_rounds},
+              {"seed", spec.defaults.seed}});
+
+  ScenarioTable table(scenarios, options, run_start, current_rss_bytes(), nullptr);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json cmd;
+    try {
+      cmd = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      err << "trainbench worker: ignoring a malformed command line from the parent\n";
+      continue;
+    }
+    if (cmd.contains("segment")) {
+      const auto i = cmd.value("segment", std::size_t{0});
+      if (i < table.size() && table.active(i)) table.segment(i, cmd.value("round", 0));
+      reply.send({{"active", i < table.size() && table.active(i)},
+                  {"converged", i < table.size() && table.converged(i)}});
+    } else if (cmd.contains("save")) {
+      run.scenarios = table.snapshot();
+      save_results(run, results_path);
+      reply.send({{"saved", true}});
+    } else if (cmd.contains("finish")) {
+      table.finish_all();
+      run.scenarios = table.take_results();
+      finish_run(run, options);  // speedups within this side, results.json; no reports or history
+      reply.send({{"results", results_path}});
+      for (const auto& s : run.scenarios)
+        if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
+            s.status == ScenarioStatus::diverged)
+          return kExitScenarioFailed;
+      return kExitOk;
+    }
+  }
+  return 3;  // the parent went away without finishing
+}
+
+}  // namespace tb

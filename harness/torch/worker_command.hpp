@@ -1,0 +1,25 @@
+// trainbench worker: one side of an A/B session (`trainbench ab`). It loads a matrix, keeps its
+// scenarios alive, and measures one segment whenever the parent asks, so that the parent can
+// interleave two builds round by round. Not meant to be run by hand.
+//
+// Protocol, one JSON object per line. Replies go to the process's original stdout; anything
+// else that would print there (LibTorch warnings) is sent to stderr instead.
+//   worker -> {"hello": 1, "scenarios": [{"id", "key"}...], "digest", "rounds", "max_rounds",
+//              "seed"}               or {"error": "message", "exit": 2} and exit 2
+//   parent -> {"segment": I, "round": R}  worker -> {"active": bool, "converged": bool}
+//   parent -> {"save": true}              worker -> {"saved": true}  (results.json so far)
+//   parent -> {"finish": true}            worker -> {"results": "DIR/results.json"} and exits
+//                                         (0, or 1 when a scenario failed, oom or diverged)
+//   end of input (the parent is gone)     the worker exits 3
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// trainbench worker MATRIX --out DIR --ab-session ID --ab-side old|new [--set PATH=JSON]...
+//                   [--memory-budget SIZE]
+int cmd_worker(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace tb
