@@ -26,13 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string safe_file_stem(const std::string& id) {
-  std::string s = id;
-  for (auto& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  return s;
-}
-
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {
   r.id = scenario_id(params);
@@ -93,13 +86,6 @@ void print_outcome(std::ostream* out, std::size_t index, std::size_t total, cons
 }
 
 }  // namespace
-
-std::string make_run_id(const MatrixSpec& spec) {
-  const auto t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  return std::string(buf) + "-" + safe_file_stem(spec.name);
-}
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
