@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -50,7 +51,8 @@ class TempFile {
       fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd_ < 0 && errno != EEXIST) break;
     }
-    if (fd_ < 0) fail(artefact_, "cannot create a temporary file in " + folder_of(target).string(), errno);
+    const int error = errno;  // before anything else can change it
+    if (fd_ < 0) fail(artefact_, "cannot create a temporary file in " + folder_of(target).string(), error);
   }
   ~TempFile() {
     if (fd_ >= 0) ::close(fd_);
@@ -63,19 +65,29 @@ class TempFile {
     while (!bytes.empty()) {
       const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail(artefact_, "write failed", n < 0 ? errno : ENOSPC);
+      const int error = n < 0 ? errno : ENOSPC;
+      if (n <= 0) fail(artefact_, "write failed", error);
       bytes.remove_prefix(static_cast<std::size_t>(n));
     }
   }
   // Flushes to the disk and closes; a full disk may only show here (delayed allocation, NFS).
   void close() {
-    if (::fsync(fd_) != 0) fail(artefact_, "flush to disk failed", errno);
+    if (::fsync(fd_) != 0) {
+      const int error = errno;
+      fail(artefact_, "flush to disk failed", error);
+    }
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0) fail(artefact_, "close failed", errno);
+    if (::close(fd) != 0) {
+      const int error = errno;
+      fail(artefact_, "close failed", error);
+    }
   }
   void rename_over(const fs::path& target) {
-    if (::rename(path_.c_str(), target.c_str()) != 0) fail(artefact_, "cannot replace the file", errno);
+    if (::rename(path_.c_str(), target.c_str()) != 0) {
+      const int error = errno;
+      fail(artefact_, "cannot replace the file", error);
+    }
     path_.clear();
   }
 
