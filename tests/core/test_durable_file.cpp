@@ -169,7 +169,7 @@ TEST_F(DurableFile, ParentThatIsAFileIsAnOutputErrorNamingTheArtefact) {
     FAIL() << "no OutputError";
   } catch (const OutputError& e) {
     EXPECT_EQ(std::string(e.what()), "cannot write " + target.string() + ": cannot create folder " +
-                                         (dir_ / "not_a_folder").string() + ": file exists");
+                                         (dir_ / "not_a_folder").string() + ": not a directory");
   }
 }
 
