@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "harness/core/commands.hpp"
+#include "harness/core/error.hpp"
 #include "harness/torch/run_command.hpp"
 #include "harness/torch/worker_command.hpp"
 #include "trainbench/build_config.hpp"
@@ -34,7 +35,8 @@ commands:
 
 exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
-            4 compare/ab refused (contended measurements)
+            4 compare/ab refused (contended measurements); 5 an output (results, report, trace,
+            history) could not be written: full disk, unwritable folder (the previous file is kept)
 )";
 
 }  // namespace
@@ -61,6 +63,9 @@ int main(int argc, char** argv) {
     if (command == "history") return tb::cmd_history(args, std::cout, std::cerr);
     if (command == "capacity") return tb::cmd_capacity(args, std::cout, std::cerr);
     if (command == "models") return tb::cmd_models(args, std::cout, std::cerr);
+  } catch (const tb::OutputError& e) {
+    std::cerr << "trainbench: " << e.what() << "\n";  // "cannot write <path>: <reason>"
+    return tb::kExitOutputError;
   } catch (const std::exception& e) {
     std::cerr << "trainbench " << command << ": " << e.what() << "\n";
     return 2;

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "reporters/console_reporter.hpp"
 #include "reporters/csv_reporter.hpp"
@@ -73,19 +74,18 @@ std::vector<std::string> write_reports(const RunResult& run, const std::string& 
                                        const std::vector<std::string>& formats,
                                        const std::string& results_dir) {
   namespace fs = std::filesystem;
-  fs::create_directories(dir);
   std::vector<std::string> written;
   for (const auto& format : formats) {
     auto reporter = make_reporter(format);
     const std::string path = (fs::path(dir) / reporter->default_file_name()).string();
-    std::ofstream file(path, std::ios::binary);
-    if (!file) throw std::runtime_error(path + ": cannot write report");
+    // Rendered in memory, then replaced durably: a failed write keeps the previous report.
+    std::ostringstream text;
     ReportContext ctx;
-    ctx.out = &file;
+    ctx.out = &text;
     ctx.results_dir = results_dir.empty() ? dir : results_dir;
     ctx.report_dir = dir;
     reporter->render(run, ctx);
-    if (!file) throw std::runtime_error(path + ": write failed");
+    write_file_durably(path, text.str());
     written.push_back(path);
   }
   return written;

@@ -65,7 +65,8 @@ std::vector<std::string> parse_report_formats(const std::string& list);
 
 // Writes one file per format into `dir` (created if needed): report.md, results.csv,
 // report.html, gbench.json (console: report.txt). `results_dir` locates trace files for links
-// (defaults to `dir`). Returns the paths written, in the order of `formats`.
+// (defaults to `dir`). Returns the paths written, in the order of `formats`. Each file is
+// replaced durably; OutputError at the first that cannot be written.
 std::vector<std::string> write_reports(const RunResult& run, const std::string& dir,
                                        const std::vector<std::string>& formats,
                                        const std::string& results_dir = "");

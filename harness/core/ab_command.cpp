@@ -21,6 +21,7 @@
 #include "harness/core/commands.hpp"
 #include "harness/core/comparison.hpp"
 #include "harness/core/comparison_report.hpp"
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 
 namespace tb {
@@ -158,6 +159,7 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
   const std::string session = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
   const std::string out_dir = a.out_dir.empty() ? "results/" + session : a.out_dir;
   const auto start = std::chrono::steady_clock::now();
+  ensure_writable_dir(out_dir);  // before any measuring: OutputError, exit 5
 
   Side sides[2] = {{"OLD", a.old_bin, nullptr, {}, false, {}}, {"NEW", a.new_bin, nullptr, {}, false, {}}};
   for (int s = 0; s < 2; ++s) {
@@ -266,15 +268,15 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     out << '\n';
     print_comparison_table(c, out);
     const std::string json_path = a.json_out.empty() ? (fs::path(out_dir) / "comparison.json").string() : a.json_out;
-    std::ofstream json(json_path);
-    TB_CHECK_INPUT(json.good(), json_path, "--json", "cannot write");
-    json << nlohmann::json(c).dump(2) << '\n';
+    write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
     out << "comparison: " << json_path << '\n';
     if (c.compared == 0) {
       err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
       return c.broken ? kExitRegression : kExitUsage;
     }
     return gate_exit_code(c, "trainbench ab", err);
+  } catch (const OutputError&) {
+    throw;  // main names the file and exits 5
   } catch (const std::exception& e) {
     err << "trainbench ab: " << e.what() << '\n';
     return kExitUsage;

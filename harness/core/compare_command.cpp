@@ -1,7 +1,6 @@
 // trainbench compare: run-vs-run comparison table, CI regression gate and A/A noise floor.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 
@@ -9,6 +8,7 @@
 #include "harness/core/commands.hpp"
 #include "harness/core/comparison.hpp"
 #include "harness/core/comparison_report.hpp"
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 
@@ -58,6 +58,7 @@ exit codes:
      implausible A/A noise)
   3  environments differ (refused; see --allow-env-mismatch)
   4  the gate refused to judge: a compared scenario was contended in OLD or NEW
+  5  an output (--json, --noise-out) could not be written; the previous file is kept
 )";
 
 struct Args {
@@ -199,11 +200,7 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       err << '\n';
     }
     print_comparison_table(c, out);
-    if (!a.json_out.empty()) {
-      std::ofstream json(a.json_out);
-      TB_CHECK_INPUT(json.good(), a.json_out, "--json", "cannot write");
-      json << nlohmann::json(c).dump(2) << '\n';
-    }
+    if (!a.json_out.empty()) write_file_durably(a.json_out, nlohmann::json(c).dump(2) + '\n');
     if (c.compared == 0) {
       err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('"
           << c.old_run_id << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id
@@ -223,6 +220,8 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       out << "noise floor written to " << path << '\n';
     }
     return gate_exit_code(c, "trainbench compare", err);
+  } catch (const OutputError&) {
+    throw;  // main says which file and exits kExitOutputError
   } catch (const ImplausibleNoise& e) {
     err << "trainbench compare: " << e.what() << '\n';
     return kExitUsage;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/segment_stats.hpp"
 
@@ -267,11 +268,7 @@ NoiseFloor load_noise_floor(const std::string& path) {
 }
 
 void save_noise_floor(const NoiseFloor& n, const std::string& path) {
-  const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream out(p);
-  if (!out) throw std::runtime_error(path + ": cannot write noise-floor file");
-  out << nlohmann::json(n).dump(2) << '\n';
+  write_file_durably(path, nlohmann::json(n).dump(2) + '\n');
 }
 
 std::string ab_session_of(const RunResult& old_run, const RunResult& new_run) {

@@ -104,6 +104,7 @@ void to_json(nlohmann::json& j, const NoiseFloor& n);
 // InputError naming the file and field; ImplausibleNoise when an entry exceeds
 // kMaxPlausibleNoisePct.
 NoiseFloor load_noise_floor(const std::string& path);
+// Durable like save_results; OutputError when it cannot be written.
 void save_noise_floor(const NoiseFloor& n, const std::string& path);
 
 struct CompareOptions {

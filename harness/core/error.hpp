@@ -3,6 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tb {
 
@@ -20,6 +21,26 @@ class InputError : public std::runtime_error {
   std::string file_;
   std::string field_;
 };
+
+// An artefact (results, report, trace, noise floor, history) that could not be written: full
+// disk, unwritable folder, failed rename. The previous good file is left as it was. what():
+// "cannot write <path>: <reason>". main maps it to kExitOutputError.
+class OutputError : public std::runtime_error {
+ public:
+  OutputError(std::string path, std::string reason)
+      : std::runtime_error("cannot write " + path + ": " + reason),
+        path_(std::move(path)),
+        reason_(std::move(reason)) {}
+  const std::string& path() const noexcept { return path_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string path_;
+  std::string reason_;
+};
+
+// Exit code of every command when an artefact could not be written (see OutputError).
+inline constexpr int kExitOutputError = 5;
 
 // A scenario the device cannot run (e.g. amp_fp16 on a CPU build): recorded as "skipped" with
 // the reason, never faked.

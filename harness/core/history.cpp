@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <stdexcept>
@@ -59,6 +60,14 @@ std::string env_string(const nlohmann::json& env, const char* key) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
+// A full disk, a read-only file or folder: the database could not be written (OutputError),
+// which is not bad input.
+bool is_write_failure(sqlite3* db) {
+  const int code = sqlite3_errcode(db) & 0xff;
+  return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
+         code == SQLITE_CANTOPEN;
+}
+
 // A prepared statement that finalizes itself; errors name the database file.
 class Statement {
  public:
@@ -102,6 +111,7 @@ class Statement {
 
  private:
   [[noreturn]] void fail(const char* what) const {
+    if (is_write_failure(db_)) throw OutputError(path_, sqlite3_errmsg(db_));
     throw std::runtime_error(path_ + ": sqlite " + what + ": " + sqlite3_errmsg(db_));
   }
   sqlite3* db_;
@@ -109,13 +119,31 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-void exec(sqlite3* db, const std::string& path, const char* sql) {
+using RowCallback = int (*)(void* arg, int columns, char** values, char** names);
+
+void exec(sqlite3* db, const std::string& path, const char* sql, RowCallback row = nullptr,
+          void* arg = nullptr) {
   char* msg = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+  if (sqlite3_exec(db, sql, row, arg, &msg) != SQLITE_OK) {
     std::string text = msg ? msg : "unknown error";
     sqlite3_free(msg);
+    if (is_write_failure(db)) throw OutputError(path, text);
     throw InputError(path, "", "sqlite: " + text);
   }
+}
+
+// Whether the tables exist: then opening takes no write lock, so a read-only copy still works.
+bool has_schema(sqlite3* db, const std::string& path) {
+  int count = 0;
+  exec(db, path,
+       "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
+       "('runs', 'scenario_results', 'scenario_results_by_id')",
+       [](void* n, int, char** values, char**) {
+         *static_cast<int*>(n) = values[0] ? std::atoi(values[0]) : 0;
+         return 0;
+       },
+       &count);
+  return count == 3;
 }
 
 bool looks_like_revision(const std::string& ref) {
@@ -135,14 +163,28 @@ History::History(const std::string& path) : path_(path) {
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    const bool write_failure = db_ && is_write_failure(db_);
     sqlite3_close(db_);
     db_ = nullptr;
+    if (write_failure) throw OutputError(path, "cannot open the history database: " + msg);
     throw InputError(path, "", "cannot open history database: " + msg);
   }
-  sqlite3_busy_timeout(db_, 5000);  // parallel CI jobs may record into one file
+  // Parallel runs and CI jobs record into one file: wait for each other's transactions.
+  sqlite3_busy_timeout(db_, 30000);
   try {
     exec(db_, path_, "PRAGMA foreign_keys = ON;");
-    exec(db_, path_, kSchema);
+    if (!has_schema(db_, path_)) {
+      // One write transaction from the start: two processes creating the tables at once would
+      // otherwise both hold a read lock, want the write lock, and one fail with "locked".
+      exec(db_, path_, "BEGIN IMMEDIATE;");
+      try {
+        exec(db_, path_, kSchema);
+        exec(db_, path_, "COMMIT;");
+      } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
+        throw;
+      }
+    }
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;

@@ -36,7 +36,9 @@ class History {
   static constexpr const char* kDefaultPath = "results/history.sqlite";
 
   // Opens (creating the file, its directory and the tables when missing). InputError naming
-  // the file when it cannot be opened or is not a trainbench history.
+  // the file when it is not a trainbench history; OutputError when it cannot be written (full
+  // disk, read-only). Concurrent processes may share one file: each waits up to 30 s for the
+  // others' transactions.
   explicit History(const std::string& path);
   ~History();
   History(const History&) = delete;
@@ -44,7 +46,8 @@ class History {
 
   const std::string& path() const { return path_; }
 
-  // Stores the run; recording the same run_id again replaces it. Without
+  // Stores the run in one transaction; recording the same run_id again replaces it (run ids are
+  // unique per run, see run_id.hpp, so another run's rows are never replaced). Without
   // environment["started_at"] the recording time stands in.
   void record(const RunResult& run, const std::string& results_path);
 

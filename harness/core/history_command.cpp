@@ -25,7 +25,7 @@ options:
   --record RESULTS   store a results directory or results.json file in the history
   -h, --help         this text
 
-exit codes: 0 success, 2 usage or input error
+exit codes: 0 success, 2 usage or input error, 5 the database could not be written
 )";
 
 // Lower step time is better, so the sparkline goes up when runs get slower.
@@ -152,6 +152,8 @@ int cmd_history(const std::vector<std::string>& argv, std::ostream& out, std::os
       print_runs(history, limit, out);
     }
     return 0;
+  } catch (const OutputError&) {
+    throw;  // main says which file and exits kExitOutputError
   } catch (const std::exception& e) {
     err << "trainbench history: " << e.what() << '\n';
     return 2;

@@ -14,7 +14,8 @@ namespace tb {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: trainbench report RESULTS.json|DIR [--format md,csv,html,gbench,console] [--out DIR]\n";
+    "usage: trainbench report RESULTS.json|DIR [--format md,csv,html,gbench,console] [--out DIR]\n"
+    "exit codes: 0 ok, 1 rendering failed, 2 bad input, 5 a report could not be written\n";
 
 struct ReportArgs {
   std::string results;
@@ -93,6 +94,8 @@ int cmd_report(const std::vector<std::string>& args, std::ostream& out, std::ost
     for (const auto& path : write_reports(run, out_dir, file_formats, results_dir_str))
       out << "wrote " << path << '\n';
     return 0;
+  } catch (const OutputError&) {
+    throw;  // main says which file and exits kExitOutputError
   } catch (const InputError& e) {
     err << "trainbench report: " << e.what() << '\n' << kUsage;
     return 2;

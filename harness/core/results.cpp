@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 
 namespace tb {
@@ -204,17 +205,7 @@ RunResult load_results(const std::string& path_in) {
 }
 
 void save_results(const RunResult& run, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  // Write to a temporary file first so a crash never leaves a half-written results.json.
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error(path + ": cannot write results file");
-    out << nlohmann::json(run).dump(2) << '\n';
-  }
-  fs::rename(tmp, p);
+  write_file_durably(path, nlohmann::json(run).dump(2) + '\n');
 }
 
 const ScenarioResult* find_scenario(const RunResult& run, const std::string& id) {

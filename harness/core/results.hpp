@@ -131,6 +131,8 @@ void from_json(const nlohmann::json& j, RunResult& r);
 // Reads DIR/results.json or a path to a results file; InputError naming the file and field on
 // malformed input or an unsupported schema version.
 RunResult load_results(const std::string& path);
+// Replaces `path` durably (see durable_file.hpp): the previous file survives any failure, which
+// is an OutputError.
 void save_results(const RunResult& run, const std::string& path);
 
 // The scenario with the given id, or nullptr.

@@ -6,13 +6,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+
+#include "harness/core/durable_file.hpp"
 
 namespace tb::profiling {
 namespace {
@@ -320,27 +321,38 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
 
 void ChromeTraceLogger::finalize(const TraceInfo& info) { write_text_file(path_, serialize(info), gzip_); }
 
-void write_text_file(const std::string& path, const std::string& text, bool gzip) {
-  if (gzip) {
-    gzFile f = gzopen(path.c_str(), "wb6");
-    if (f == nullptr) throw std::runtime_error(path + ": cannot open for writing");
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const auto chunk = static_cast<unsigned>(std::min<std::size_t>(text.size() - done, 1u << 30));
-      if (gzwrite(f, text.data() + done, chunk) != static_cast<int>(chunk)) {
-        gzclose(f);
-        throw std::runtime_error(path + ": gzip write failed");
-      }
+// The gzip file format (level 6) in memory, so the trace goes through the durable writer.
+std::string gzip_compress(const std::string& text, const std::string& path) {
+  z_stream z{};
+  constexpr int kGzipWindowBits = 15 + 16;  // 16: gzip header and trailer instead of zlib's
+  if (deflateInit2(&z, 6, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error(path + ": cannot start gzip compression");
+  std::string out;
+  std::string buf(1 << 16, '\0');
+  std::size_t done = 0;
+  for (;;) {
+    if (z.avail_in == 0 && done < text.size()) {  // avail_in is 32-bit: feed at most 1 GiB
+      const auto chunk = static_cast<uInt>(std::min<std::size_t>(text.size() - done, 1u << 30));
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data() + done));
+      z.avail_in = chunk;
       done += chunk;
     }
-    if (gzclose(f) != Z_OK) throw std::runtime_error(path + ": gzip close failed");
-    return;
+    z.next_out = reinterpret_cast<Bytef*>(buf.data());
+    z.avail_out = static_cast<uInt>(buf.size());
+    const int rc = deflate(&z, done == text.size() ? Z_FINISH : Z_NO_FLUSH);
+    out.append(buf.data(), buf.size() - z.avail_out);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK) {
+      deflateEnd(&z);
+      throw std::runtime_error(path + ": gzip compression failed");
+    }
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) throw std::runtime_error(path + ": write failed");
+  deflateEnd(&z);
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text, bool gzip) {
+  write_file_durably(path, gzip ? gzip_compress(text, path) : text);
 }
 
 void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActivity>& activities,

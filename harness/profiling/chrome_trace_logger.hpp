@@ -41,7 +41,8 @@ class ChromeTraceLogger : public ActivityLogger {
   std::vector<CounterSample> counters_;
 };
 
-// Writes text to path, gzip-compressed when gzip is set; std::runtime_error naming the path.
+// Writes text to path durably (harness/core/durable_file.hpp), gzip-compressed when gzip is set;
+// OutputError naming the path when it cannot be written.
 void write_text_file(const std::string& path, const std::string& text, bool gzip);
 
 // One call for the trainer: replays the recorder and records and writes the trace.

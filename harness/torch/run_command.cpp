@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "harness/capacity/byte_size.hpp"
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
@@ -82,6 +83,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   options.command_line.insert(options.command_line.end(), args.begin(), args.end());
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
+  ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
   const RunResult run = run_matrix(spec, options);
   // A run in which something broke is not a success, whatever was measured beside it.
   for (const auto& s : run.scenarios)
@@ -118,6 +120,7 @@ int cmd_capacity(const std::vector<std::string>& args, std::ostream& out, std::o
   RunOptions options;
   options.run_id = make_run_id(spec) + "-capacity";
   options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
+  ensure_writable_dir(options.out_dir);
   options.progress = &out;
   options.memory_budget_bytes = a.memory_budget;
   options.profile = false;

@@ -21,5 +21,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitScenarioFailed = 1;  // the run finished; a scenario failed, ran out of
                                                // memory or diverged (capacity: OOM expected)
 inline constexpr int kExitBadInput = 2;        // bad matrix or command line; nothing ran
+// kExitOutputError (5, harness/core/error.hpp): --out or an artefact could not be written.
 
 }  // namespace tb

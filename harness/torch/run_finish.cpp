@@ -1,8 +1,10 @@
 #include "harness/torch/run_finish.hpp"
 
+#include <exception>
 #include <filesystem>
 
 #include "harness/core/comparison.hpp"
+#include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 #include "reporters/reporter.hpp"
 
@@ -14,14 +16,28 @@ void finish_run(RunResult& run, const RunOptions& options) {
   auto warn = [&](const std::string& what, const std::exception& e) {
     if (out) *out << "trainbench: warning: " << what << ": " << e.what() << "\n";
   };
+  // An artefact that cannot be written (full disk) does not stop the others: the history keeps
+  // the whole run even when results.json cannot be replaced. The first such failure is rethrown
+  // at the end, so main exits kExitOutputError instead of 0 (or 2, bad input).
+  std::exception_ptr output_failure;
+  auto output_failed = [&](const std::string& what, const OutputError& e) {
+    if (output_failure) warn(what, e);
+    else output_failure = std::current_exception();
+  };
   try {
     annotate_run(run);
   } catch (const std::exception& e) {
     warn("comparison failed", e);
   }
+  bool results_saved = false;
   if (!options.out_dir.empty()) {
     const auto results_path = (fs::path(options.out_dir) / "results.json").string();
-    save_results(run, results_path);
+    try {
+      save_results(run, results_path);
+      results_saved = true;
+    } catch (const OutputError& e) {
+      output_failed("saving results", e);
+    }
     try {
       const auto written = write_reports(run, options.out_dir, options.formats, options.out_dir);
       if (out && !written.empty()) {
@@ -29,6 +45,8 @@ void finish_run(RunResult& run, const RunOptions& options) {
         for (const auto& w : written) *out << " " << w;
         *out << "\n";
       }
+    } catch (const OutputError& e) {
+      output_failed("writing reports failed", e);
     } catch (const std::exception& e) {
       warn("writing reports failed", e);
     }
@@ -37,6 +55,8 @@ void finish_run(RunResult& run, const RunOptions& options) {
         History history(options.history_db);
         history.record(run, results_path);
         if (out) *out << "history: recorded run " << run.run_id << " in " << options.history_db << "\n";
+      } catch (const OutputError& e) {
+        output_failed("recording history failed", e);
       } catch (const std::exception& e) {
         warn("recording history failed", e);
       }
@@ -45,9 +65,9 @@ void finish_run(RunResult& run, const RunOptions& options) {
   if (out) {
     *out << "\n";
     make_reporter("console")->render(run, ReportContext{out, options.out_dir, options.out_dir});
-    if (!options.out_dir.empty())
-      *out << "results: " << (fs::path(options.out_dir) / "results.json").string() << "\n";
+    if (results_saved) *out << "results: " << (fs::path(options.out_dir) / "results.json").string() << "\n";
   }
+  if (output_failure) std::rethrow_exception(output_failure);
 }
 
 }  // namespace tb

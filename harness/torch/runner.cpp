@@ -29,13 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-std::string make_run_id(const MatrixSpec& spec) {
-  const auto t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  return std::string(buf) + "-" + safe_file_stem(spec.name);
-}
-
 bool cuda_available() { return torch::cuda::is_available(); }
 
 MatrixParseOptions default_parse_options() {

@@ -11,6 +11,7 @@
 
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
+#include "harness/core/run_id.hpp"  // make_run_id
 
 namespace tb {
 
@@ -27,9 +28,6 @@ struct RunOptions {
   // inject an out-of-memory error.
   std::function<void(const ScenarioParams&, int step)> test_hook;
 };
-
-// "20261202-171500-quick": UTC time and the matrix name.
-std::string make_run_id(const MatrixSpec& spec);
 
 // Everything a run needs before it starts: catalog of models/datasets and device availability.
 MatrixParseOptions default_parse_options();

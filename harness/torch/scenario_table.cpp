@@ -7,6 +7,7 @@
 
 #include "harness/capacity/memory_probe.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/run_id.hpp"
 #include "harness/torch/registry.hpp"
 
 namespace tb {
@@ -37,12 +38,6 @@ void print_outcome(std::ostream* out, std::size_t index, std::size_t total, cons
 
 }  // namespace
 
-std::string safe_file_stem(const std::string& id) {
-  std::string s = id;
-  for (auto& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  return s;
-}
 
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {

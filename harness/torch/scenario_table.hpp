@@ -63,9 +63,6 @@ class ScenarioTable {
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error);
 
-// A scenario id as a file-name stem ("mlp/fp32/w0/a1/b64" -> "mlp_fp32_w0_a1_b64").
-std::string safe_file_stem(const std::string& id);
-
 std::int64_t current_rss_bytes();
 
 }  // namespace tb

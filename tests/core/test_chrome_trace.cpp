@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/error.hpp"
+
 namespace tbp = tb::profiling;
 using nlohmann::json;
 
@@ -242,13 +244,18 @@ TEST(ChromeTrace, WritesPlainAndGzipFiles) {
 }
 
 TEST(ChromeTrace, UnwritablePathNamesTheFile) {
-  auto log = make_logger("/nonexistent-dir/trace.json");
+  // Under a regular file: no folder can be created there, not even by root.
+  const auto file = std::filesystem::temp_directory_path() / ("tb_trace_file_" + std::to_string(::getpid()));
+  std::ofstream(file) << "x";
+  const std::string path = (file / "trace.json").string();
+  auto log = make_logger(path);
   try {
     log.finalize(info());
     FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/trace.json"), std::string::npos);
+  } catch (const tb::OutputError& e) {
+    EXPECT_EQ(e.path(), path);
   }
+  std::filesystem::remove(file);
 }
 
 TEST(ChromeTrace, FromRecorderWithWorkerThreads) {

@@ -9,6 +9,7 @@
 
 #include "harness/core/commands.hpp"
 #include "harness/core/comparison.hpp"
+#include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 #include "tests/core/synthetic_runs.hpp"
 
@@ -123,8 +124,26 @@ TEST_F(CompareCommand, BadInputIsExitCode2) {
 TEST_F(CompareCommand, HelpDocumentsExitCodes) {
   EXPECT_EQ(compare({"--help"}), 0);
   for (const char* text : {"0  no regression", "1  regression", "2  usage or input error",
-                           "3  environments differ", "4  the gate refused"})
+                           "3  environments differ", "4  the gate refused", "5  an output"})
     EXPECT_NE(out_.str().find(text), std::string::npos) << text;
+}
+
+// An output that cannot be written is not bad input: OutputError reaches main (exit 5), and the
+// previous noise floor stays as it was.
+TEST_F(CompareCommand, UnwritableOutputsAreOutputErrors) {
+  const auto a = write("a", two_scenario_run("a", 1.0, 1));
+  const auto b = write("b", two_scenario_run("b", 1.0, 2));
+  std::ofstream(dir_ / "file") << "x";
+  const auto under_file = (dir_ / "file" / "out.json").string();
+  EXPECT_THROW(compare({"--json", under_file, a, b}), OutputError);
+  EXPECT_THROW(compare({"--aa", "--noise-out", under_file, a, b}), OutputError);
+
+  const auto floor_path = dir_ / "noise.json";
+  ASSERT_EQ(compare({"--aa", "--noise-out", floor_path.string(), a, b}), 0) << err_.str();
+  const std::string good = read_file(floor_path);
+  fs::create_directories(dir_ / "blocked.json" / "keep");  // a folder where the file would go
+  EXPECT_THROW(compare({"--aa", "--noise-out", (dir_ / "blocked.json").string(), a, b}), OutputError);
+  EXPECT_EQ(read_file(floor_path), good);
 }
 
 TEST_F(CompareCommand, AgainstRunsInTheHistory) {

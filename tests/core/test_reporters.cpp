@@ -371,6 +371,14 @@ TEST(ReportCommand, WritesFilesAndConsole) {
   EXPECT_FALSE(std::filesystem::exists(dir / "r" / "results.csv"));
 }
 
+TEST(ReportCommand, UnwritableOutIsAnOutputErrorForMain) {
+  const auto dir = test::scratch_dir("report_command_unwritable");
+  std::ofstream(dir / "file") << "x";
+  std::ostringstream out, err;
+  EXPECT_THROW(cmd_report({test::fixture_path(), "--out", (dir / "file" / "r").string()}, out, err),
+               OutputError);
+}
+
 TEST(ReportCommand, DefaultsToFileFormatsNextToResults) {
   const auto dir = test::scratch_dir("report_command_default");
   std::filesystem::copy_file(test::fixture_path(), dir / "results.json");
