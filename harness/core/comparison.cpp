@@ -10,6 +10,7 @@
 
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_input.hpp"
 #include "harness/core/segment_stats.hpp"
 
 namespace tb {
@@ -233,14 +234,7 @@ void to_json(nlohmann::json& j, const NoiseFloor& n) {
 }
 
 NoiseFloor load_noise_floor(const std::string& path) {
-  std::ifstream in(path);
-  TB_CHECK_INPUT(in.good(), path, "", "cannot open noise-floor file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "", std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "noise-floor file");
   TB_CHECK_INPUT(j.is_object() && j.value("kind", "") == "trainbench-noise-floor", path, "kind",
                  "not a trainbench noise-floor file (write one with `trainbench compare --aa`)");
   TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",

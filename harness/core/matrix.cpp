@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 
 #include "harness/capacity/projection.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_input.hpp"
 #include "harness/profiling/profile_options_check.hpp"
 
 namespace tb {
@@ -106,7 +106,7 @@ class Reader {
   }
 
   void expect_object(const json& j, const std::string& field) const {
-    if (!j.is_object()) fail(field, "must be an object, got " + j.dump());
+    if (!j.is_object()) fail(field, "must be an object, got " + excerpt(j));
   }
 
   // Object whose keys must all be in `allowed`.
@@ -116,14 +116,15 @@ class Reader {
     for (const auto& [key, value] : j.items()) {
       if (contains(allowed, key)) continue;
       const std::string suggestion = closest_name(key, allowed);
-      fail(field.empty() ? key : field + "." + key,
-           "unknown " + what + " '" + key + "' (allowed: " + join(allowed) + ")" +
+      const std::string name = text_excerpt(key);
+      fail(field.empty() ? name : field + "." + name,
+           "unknown " + what + " '" + name + "' (allowed: " + join(allowed) + ")" +
                (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"));
     }
   }
 
   std::string string(const json& j, const std::string& field) const {
-    if (!j.is_string()) fail(field, "must be a string, got " + j.dump());
+    if (!j.is_string()) fail(field, "must be a string, got " + excerpt(j));
     return j.get<std::string>();
   }
 
@@ -131,36 +132,39 @@ class Reader {
                      const std::string& what) const {
     const std::string s = string(j, field);
     if (!contains(allowed, s))
-      fail(field, "unknown " + what + " '" + s + "' (allowed: " + join(allowed) + ")");
+      fail(field, "unknown " + what + " '" + text_excerpt(s) + "' (allowed: " + join(allowed) + ")");
     return s;
   }
 
   bool boolean(const json& j, const std::string& field) const {
-    if (!j.is_boolean()) fail(field, "must be true or false, got " + j.dump());
+    if (!j.is_boolean()) fail(field, "must be true or false, got " + excerpt(j));
     return j.get<bool>();
   }
 
-  long long integer(const json& j, const std::string& field, long long min_value) const {
-    if (!j.is_number_integer()) fail(field, "must be an integer, got " + j.dump());
-    const long long v = j.is_number_unsigned()
-                            ? static_cast<long long>(std::min<std::uint64_t>(
-                                  j.get<std::uint64_t>(), std::numeric_limits<long long>::max()))
-                            : j.get<long long>();
-    if (v < min_value) fail(field, "must be >= " + std::to_string(min_value) + ", got " + j.dump());
+  // Integers in [min_value, max_value]; a larger one is refused, never clamped.
+  long long integer(const json& j, const std::string& field, long long min_value,
+                    long long max_value = std::numeric_limits<long long>::max()) const {
+    if (!j.is_number_integer()) fail(field, "must be an integer, got " + excerpt(j));
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(max_value))
+      fail(field, "must be <= " + std::to_string(max_value) + ", got " + excerpt(j));
+    const long long v = j.get<long long>();
+    if (v < min_value) fail(field, "must be >= " + std::to_string(min_value) + ", got " + excerpt(j));
+    if (v > max_value) fail(field, "must be <= " + std::to_string(max_value) + ", got " + excerpt(j));
     return v;
   }
 
-  int small_int(const json& j, const std::string& field, int min_value) const {
-    const long long v = integer(j, field, min_value);
-    if (v > std::numeric_limits<int>::max()) fail(field, "is too large, got " + j.dump());
-    return static_cast<int>(v);
+  int small_int(const json& j, const std::string& field, int min_value,
+                int max_value = std::numeric_limits<int>::max()) const {
+    return static_cast<int>(integer(j, field, min_value, max_value));
   }
 
-  double number(const json& j, const std::string& field, double min_value, bool strictly) const {
-    if (!j.is_number()) fail(field, "must be a number, got " + j.dump());
+  double number(const json& j, const std::string& field, double min_value, bool strictly,
+                double max_value = std::numeric_limits<double>::max()) const {
+    if (!j.is_number()) fail(field, "must be a number, got " + excerpt(j));
     const double v = j.get<double>();
     if (strictly ? !(v > min_value) : !(v >= min_value))
-      fail(field, detail::concat("must be ", strictly ? "> " : ">= ", min_value, ", got ", j.dump()));
+      fail(field, detail::concat("must be ", strictly ? "> " : ">= ", min_value, ", got ", excerpt(j)));
+    if (!(v <= max_value)) fail(field, detail::concat("must be <= ", max_value, ", got ", excerpt(j)));
     return v;
   }
 
@@ -177,7 +181,7 @@ class Reader {
       const std::string item = field + "[" + std::to_string(i) + "]";
       T v = read_one(j[i], item);
       if (std::find(values.begin(), values.end(), v) != values.end())
-        fail(item, "duplicate value " + j[i].dump());
+        fail(item, "duplicate value " + excerpt(j[i]));
       values.push_back(std::move(v));
     }
     return values;
@@ -192,7 +196,7 @@ class Reader {
 void check_model_name(const Reader& r, const std::string& name, const std::string& field,
                       const MatrixParseOptions& options) {
   if (!options.known_models.empty() && !contains(options.known_models, name))
-    r.fail(field, "unknown model '" + name + "' (known: " + join(options.known_models) + ")");
+    r.fail(field, "unknown model '" + text_excerpt(name) + "' (known: " + join(options.known_models) + ")");
 }
 
 void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
@@ -202,10 +206,10 @@ void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
     r.expect_keys(j, "optimizer", kOptimizerKeys, "optimizer key");
     if (!j.contains("name")) r.fail("optimizer.name", "is required (adam or sgd)");
     p.optimizer = r.one_of(j["name"], "optimizer.name", kOptimizerNames, "optimizer");
-    if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);
+    if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);  // finite: JSON has no inf
     if (j.contains("momentum")) {
       if (p.optimizer != "sgd") r.fail("optimizer.momentum", "only applies to sgd");
-      p.momentum = r.number(j["momentum"], "optimizer.momentum", 0.0, false);
+      p.momentum = r.number(j["momentum"], "optimizer.momentum", 0.0, false, 1.0);
     }
   }
   // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
@@ -214,19 +218,18 @@ void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
 
 void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
   r.expect_keys(j, "steps", kStepKeys, "steps key");
-  if (j.contains("warmup")) s.warmup_steps = r.small_int(j["warmup"], "steps.warmup", 0);
-  if (j.contains("min")) s.min_steps = r.small_int(j["min"], "steps.min", 1);
-  if (j.contains("max")) s.max_steps = r.small_int(j["max"], "steps.max", 1);
+  if (j.contains("warmup")) s.warmup_steps = r.small_int(j["warmup"], "steps.warmup", 0, kMaxWarmupSteps);
+  if (j.contains("min")) s.min_steps = r.small_int(j["min"], "steps.min", 1, kMaxSteps);
+  if (j.contains("max")) s.max_steps = r.small_int(j["max"], "steps.max", 1, kMaxSteps);
   if (j.contains("target_rel_ci"))
-    s.target_rel_ci = r.number(j["target_rel_ci"], "steps.target_rel_ci", 0.0, false);
+    s.target_rel_ci = r.number(j["target_rel_ci"], "steps.target_rel_ci", 0.0, false, 1.0);
   if (j.contains("time_budget_s"))
-    s.time_budget_s = r.number(j["time_budget_s"], "steps.time_budget_s", 0.0, true);
+    s.time_budget_s = r.number(j["time_budget_s"], "steps.time_budget_s", 0.0, true, kMaxTimeBudgetS);
   if (s.min_steps > s.max_steps)
     r.fail("steps.min", "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " +
                             std::to_string(s.max_steps));
   if (j.contains("rounds")) {
-    s.rounds = r.small_int(j["rounds"], "steps.rounds", 1);
-    if (s.rounds > kMaxRounds) r.fail("steps.rounds", "must be <= " + std::to_string(kMaxRounds));
+    s.rounds = r.small_int(j["rounds"], "steps.rounds", 1, kMaxRounds);
     if (s.rounds > s.max_steps)
       r.fail("steps.rounds", "must be <= steps.max (every round measures at least one step), got " +
                                  std::to_string(s.rounds) + " > " + std::to_string(s.max_steps));
@@ -237,22 +240,20 @@ void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
     s.max_rounds = std::min(s.max_rounds, s.max_steps);
   }
   if (j.contains("max_rounds")) {
-    s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1);
-    if (s.max_rounds > kMaxRounds)
-      r.fail("steps.max_rounds", "must be <= " + std::to_string(kMaxRounds));
+    s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1, kMaxRounds);
   }
   if (s.max_rounds < s.rounds)
     r.fail("steps.max_rounds", "must be >= steps.rounds, got " + std::to_string(s.max_rounds) +
                                    " < " + std::to_string(s.rounds));
   if (j.contains("interleave")) s.interleave = r.boolean(j["interleave"], "steps.interleave");
   if (j.contains("segment_warmup"))
-    s.segment_warmup = r.small_int(j["segment_warmup"], "steps.segment_warmup", 0);
+    s.segment_warmup = r.small_int(j["segment_warmup"], "steps.segment_warmup", 0, kMaxWarmupSteps);
 }
 
 void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {
   r.expect_keys(j, "profile", kProfileKeys, "profile key");
   if (j.contains("enabled")) p.enabled = r.boolean(j["enabled"], "profile.enabled");
-  if (j.contains("window")) p.window = r.small_int(j["window"], "profile.window", 1);
+  if (j.contains("window")) p.window = r.small_int(j["window"], "profile.window", 1, kMaxProfileWindow);
   if (j.contains("host_trace")) p.host_trace = r.boolean(j["host_trace"], "profile.host_trace");
   if (j.contains("cupti")) p.cupti = r.boolean(j["cupti"], "profile.cupti");
   if (j.contains("kineto")) p.kineto = r.boolean(j["kineto"], "profile.kineto");
@@ -265,13 +266,20 @@ void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {
 void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
   r.expect_keys(j, "contention", kContentionKeys, "contention key");
   if (j.contains("other_cpu_cores"))
-    t.other_cpu_cores = r.number(j["other_cpu_cores"], "contention.other_cpu_cores", 0.0, true);
+    t.other_cpu_cores = r.number(j["other_cpu_cores"], "contention.other_cpu_cores", 0.0, true, kMaxOtherCpuCores);
   if (j.contains("steal_fraction")) {
     t.steal_fraction = r.number(j["steal_fraction"], "contention.steal_fraction", 0.0, true);
     if (t.steal_fraction > 1.0)
       r.fail("contention.steal_fraction", "is a fraction of CPU time, must be <= 1, got " +
-                                              j["steal_fraction"].dump());
+                                              excerpt(j["steal_fraction"]));
   }
+}
+
+// One value of an integer axis (workers, accumulation, batch), within its range.
+int int_axis_value(const Reader& r, const std::string& axis, const json& v, const std::string& field) {
+  if (axis == "workers") return r.small_int(v, field, 0, kMaxWorkers);
+  if (axis == "accumulation") return r.small_int(v, field, 1, kMaxAccumulation);
+  return r.small_int(v, field, 1, kMaxBatch);
 }
 
 // One value of an axis as written in exclude / baseline entries; normalized for comparison.
@@ -283,7 +291,7 @@ json parse_axis_value(const Reader& r, const std::string& axis, const json& v,
     return name;
   }
   if (axis == "precision") return r.one_of(v, field, precision_names(), "precision");
-  return r.small_int(v, field, axis == "workers" ? 0 : 1);
+  return int_axis_value(r, axis, v, field);
 }
 
 // {axis: value or [values]} with known axis names (exclude entries and the baseline).
@@ -322,21 +330,21 @@ void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec,
                                           return *parse_precision(r.one_of(v, f, precision_names(), "precision"));
                                         });
   }
-  const auto int_axis = [&](const char* name, int min_value) {
+  const auto int_axis = [&](const char* name) {
     const std::string field = std::string("axes.") + name;
     return r.axis<int>(axes[name], field,
-                       [&](const json& v, const std::string& f) { return r.small_int(v, f, min_value); });
+                       [&](const json& v, const std::string& f) { return int_axis_value(r, name, v, f); });
   };
-  if (axes.contains("workers")) spec.workers = int_axis("workers", 0);
-  if (axes.contains("accumulation")) spec.accumulation = int_axis("accumulation", 1);
+  if (axes.contains("workers")) spec.workers = int_axis("workers");
+  if (axes.contains("accumulation")) spec.accumulation = int_axis("accumulation");
   if (axes.contains("batch")) {
     const json& b = axes["batch"];
     if (b.is_string()) {
       if (b.get<std::string>() != "max")
-        r.fail("axes.batch", "must be a positive integer, a list of them, or \"max\", got " + b.dump());
+        r.fail("axes.batch", "must be a positive integer, a list of them, or \"max\", got " + excerpt(b));
       spec.batch_search = true;
     } else {
-      spec.batch = int_axis("batch", 1);
+      spec.batch = int_axis("batch");
     }
   }
 }
@@ -350,7 +358,7 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
   const bool create = !j.contains("create") || r.boolean(j["create"], "dataset_options.create");
   if (!create && !std::filesystem::exists(path))
     r.fail("dataset_options.path",
-           "'" + path + "' does not exist and dataset_options.create is false");
+           "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
 }
 
 // model_options against every model of the matrix; dataset_options against the dataset each
@@ -387,16 +395,7 @@ bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const jso
 
 }  // namespace
 
-json read_matrix_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in.good()) throw InputError(path, "", "cannot open matrix file");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    // what() carries "at line L, column C"; keep the byte offset too for editors.
-    throw InputError(path, "", "malformed JSON (byte " + std::to_string(e.byte) + "): " + e.what());
-  }
-}
+json read_matrix_json(const std::string& path) { return read_json_file(path, "matrix file"); }
 
 MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options) {
   const Reader r(file);
@@ -420,7 +419,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     d.dataset = r.string(j["dataset"], "dataset");
     if (!d.dataset.empty() && !options.known_datasets.empty() &&
         !contains(options.known_datasets, d.dataset))
-      r.fail("dataset", "unknown dataset '" + d.dataset + "' (known: " + join(options.known_datasets) + ")");
+      r.fail("dataset", "unknown dataset '" + text_excerpt(d.dataset) + "' (known: " + join(options.known_datasets) + ")");
   }
   if (j.contains("dataset_options")) parse_dataset_options(r, j["dataset_options"], d);
   if (j.contains("model_options")) {
@@ -435,7 +434,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
                                            : spec.device_request;
 
   if (j.contains("optimizer")) parse_optimizer(r, j["optimizer"], d);
-  if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));
+  if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));  // <= 2^63-1
   if (j.contains("steps")) parse_steps(r, j["steps"], d.stopping);
   if (j.contains("profile")) {
     parse_profile(r, j["profile"], d.profile);
@@ -443,7 +442,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   }
   if (j.contains("contention")) parse_contention(r, j["contention"], d.contention);
   if (j.contains("test_delay_ms"))
-    d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false);
+    d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false, kMaxTestDelayMs);
   if (j.contains("hold_effective_batch"))
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
 
@@ -469,7 +468,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
 
   if (j.contains("exclude")) {
     const json& ex = j["exclude"];
-    if (!ex.is_array()) r.fail("exclude", "must be a list of objects, got " + ex.dump());
+    if (!ex.is_array()) r.fail("exclude", "must be a list of objects, got " + excerpt(ex));
     for (std::size_t i = 0; i < ex.size(); ++i) {
       const std::string field = "exclude[" + std::to_string(i) + "]";
       if (ex[i].is_object() && ex[i].empty()) r.fail(field, "must name at least one axis");
@@ -492,26 +491,32 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
   for (const auto& item : overrides) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("--set", item, "expected KEY=VALUE, e.g. steps.max=20 or axes.workers=[0,2]");
+      throw InputError("--set", text_excerpt(item), "expected KEY=VALUE, e.g. steps.max=20 or axes.workers=[0,2]");
     const std::string key = item.substr(0, eq);
     const std::string text = item.substr(eq + 1);
+    const std::string field = text_excerpt(key);  // a message quotes a short part of a long key
+    // Every segment is one more level of nesting in the matrix.
+    if (std::count(key.begin(), key.end(), '.') >= kMaxJsonDepth)
+      throw InputError("--set", field, "has more than " + std::to_string(kMaxJsonDepth) + " path segments");
     std::string pointer;
     std::size_t start = 0;
     while (start <= key.size()) {
       const auto dot = std::min(key.find('.', start), key.size());
       const std::string segment = key.substr(start, dot - start);
-      if (segment.empty()) throw InputError("--set", key, "empty path segment");
+      if (segment.empty()) throw InputError("--set", field, "empty path segment");
       pointer += "/";
       for (char c : segment) pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
       start = dot + 1;
     }
-    // A value that does not parse as JSON is a bare string: device=cpu.
+    // A value that does not parse as JSON is a bare string: device=cpu. Too deep or out of range
+    // is refused either way, as it would be in the file.
+    check_json_bounds(text, "--set", field);
     json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = text;
     try {
       j[json::json_pointer(pointer)] = std::move(value);
     } catch (const json::exception& e) {
-      throw InputError("--set", key, std::string("cannot set this path: ") + e.what());
+      throw InputError("--set", field, "cannot set this path: " + json_error_text(e));
     }
   }
   return j;

@@ -13,6 +13,18 @@
 
 namespace tb {
 
+// Upper bounds of the numeric matrix settings (schema/matrix.schema.json has the same): far above
+// any real benchmark, low enough that no single value exhausts memory or time on its own.
+inline constexpr int kMaxSteps = 1'000'000;             // steps.min, steps.max: every step time is kept
+inline constexpr int kMaxWarmupSteps = 100'000;         // steps.warmup, steps.segment_warmup
+inline constexpr double kMaxTimeBudgetS = 7 * 24 * 3600.0;  // steps.time_budget_s: a week
+inline constexpr double kMaxTestDelayMs = 60'000;       // test_delay_ms: a minute per micro-batch
+inline constexpr int kMaxWorkers = 1024;                // axes.workers: loader threads
+inline constexpr int kMaxAccumulation = 1024;           // axes.accumulation
+inline constexpr int kMaxBatch = 1 << 20;               // axes.batch: times accumulation fits an int
+inline constexpr int kMaxProfileWindow = 10'000;        // profile.window
+inline constexpr double kMaxOtherCpuCores = 4096;       // contention.other_cpu_cores
+
 // A parsed, validated matrix. Axis vectors are never empty, except `batch` when batch_search.
 struct MatrixSpec {
   std::string name;

@@ -128,10 +128,14 @@ std::string option_type_name(OptionType type) {
   return "value";
 }
 
-std::string excerpt(const json& value, std::size_t max_chars) {
-  std::string text = value.dump();
+std::string text_excerpt(std::string text, std::size_t max_chars) {
   if (text.size() > max_chars) text = text.substr(0, max_chars) + "...";
   return text;
+}
+
+std::string excerpt(const json& value, std::size_t max_chars) {
+  // replace: a --set bare string may hold invalid UTF-8, which a plain dump() throws on.
+  return text_excerpt(value.dump(-1, ' ', false, json::error_handler_t::replace), max_chars);
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

@@ -85,6 +85,8 @@ std::string closest_name(const std::string& word, const std::vector<std::string>
 
 // A JSON value for a message: its dump, cut to `max_chars` with "..." when longer.
 std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 40);
+// The same for text the user typed (a --set key, a file's token).
+std::string text_excerpt(std::string text, std::size_t max_chars = 60);
 
 // One line per option for `trainbench models`: "hidden (integer in [1, 65536], default 1024): ..."
 std::string describe_option(const OptionSpec& spec);

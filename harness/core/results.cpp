@@ -6,6 +6,7 @@
 
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_input.hpp"
 
 namespace tb {
 
@@ -181,14 +182,7 @@ RunResult load_results(const std::string& path_in) {
   namespace fs = std::filesystem;
   std::string path = path_in;
   if (fs::is_directory(path)) path = (fs::path(path) / "results.json").string();
-  std::ifstream in(path);
-  TB_CHECK_INPUT(in.good(), path, "", "cannot open results file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "", std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "results file");
   TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
   TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
                  "schema_version", "missing or not an integer");
@@ -199,6 +193,8 @@ RunResult load_results(const std::string& path_in) {
                  "missing or not an array");
   try {
     return j.get<RunResult>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, "scenarios", json_error_text(e));
   } catch (const std::exception& e) {
     throw InputError(path, "scenarios", e.what());
   }

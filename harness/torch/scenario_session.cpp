@@ -199,19 +199,23 @@ void ScenarioSession::run_segment(int round) {
   const PrecisionGuard precision_guard(p.precision);
   const RngStateScope rng(s.rng_state);
   StepSample sample;
-  auto unmeasured = [&](int steps) {
+  // Unmeasured steps stop early once `budget_s` of wall time is spent: a large warmup must not
+  // outlast the scenario's time budget (unmeasured_steps records how many ran).
+  auto unmeasured = [&](int steps, double budget_s) {
+    const auto start = Clock::now();
     for (int i = 0; i < steps; ++i) {
       if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
       s.trainer->step(sample);
       s.loss_curve.push_back(sample.loss);
       ++s.unmeasured_steps;
+      if (std::chrono::duration<double>(Clock::now() - start).count() >= budget_s) break;
     }
   };
   if (!s.warmed_up) {
-    unmeasured(p.stopping.warmup_steps);
+    unmeasured(p.stopping.warmup_steps, p.stopping.time_budget_s);
     s.warmed_up = true;
   } else {
-    unmeasured(p.stopping.segment_warmup);  // caches and clocks were another scenario's
+    unmeasured(p.stopping.segment_warmup, s.segment_budget_s);  // caches and clocks were another scenario's
   }
 
   Segment seg;
