@@ -1,11 +1,14 @@
 // Matrix files: expansion order and counts, exclusions, effective-batch math, baseline choice,
 // --set overrides, the `list` table (golden), the shipped matrices, and every bad input.
 #include <algorithm>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -318,6 +321,10 @@ TEST(MatrixFiles, ShippedMatricesMatchTheMatrixSchema) {
   EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/quick.json"), 0);
   EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/seed.json"), 0);
   EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/negative_workers.json"), 1);
+  // The schema carries the harness's ranges.
+  for (const char* fixture : {"steps_max_too_large", "warmup_too_large", "seed_above_int64", "workers_too_many",
+                              "batch_too_large", "delay_too_large", "time_budget_too_large"})
+    EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/" + fixture + ".json"), 1) << fixture;
 }
 
 // ------------------------------------------------------------------ listing (golden)
@@ -436,7 +443,23 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"capacity_bad_memory_budget", "capacity.memory_budget", "must be a byte size"},
     BadInput{"capacity_bad_target", "capacity.target", "unknown unit 'weeks'"},
     BadInput{"capacity_start_above_max", "capacity.start", "exceeds capacity.max_batch (32)"},
-    BadInput{"capacity_batch_not_max", "capacity.batch", "must be one of \"max\", got 64"}};
+    BadInput{"capacity_batch_not_max", "capacity.batch", "must be one of \"max\", got 64"},
+    // Hostile input: values valid for the JSON grammar that would exhaust memory or time, or hide
+    // the file in the message (issue 9).
+    BadInput{"empty", "", "malformed JSON at line 1, column 1"},
+    BadInput{"truncated", "", "malformed JSON at line 4"},
+    BadInput{"number_out_of_range", "", "number 1e309 is out of range (a double holds at most about 1.8e308) (at line 3, column 20)"},
+    BadInput{"steps_max_too_large", "steps.max", "must be <= 1000000, got 2147483647"},
+    BadInput{"warmup_too_large", "steps.warmup", "must be <= 100000, got 1000000"},
+    BadInput{"time_budget_too_large", "steps.time_budget_s", "must be <= 604800, got 1000000000"},
+    BadInput{"delay_too_large", "test_delay_ms", "must be <= 60000, got 1e+300"},
+    BadInput{"seed_above_int64", "seed", "must be <= 9223372036854775807, got 18446744073709551615"},
+    BadInput{"seed_not_integer", "seed", "must be an integer, got 4.5"},
+    BadInput{"workers_too_many", "axes.workers[1]", "must be <= 1024, got 100000"},
+    BadInput{"batch_too_large", "axes.batch", "must be <= 1048576, got 2000000"},
+    BadInput{"zero_lr", "optimizer.lr", "must be > 0, got 0"},
+    BadInput{"long_value", "device", "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
+    BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
@@ -449,6 +472,120 @@ TEST(MatrixBadInputs, MissingFileNamesThePath) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "/nonexistent/matrix.json");
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+}
+
+// Bad inputs too large to commit, or not files at all, made at test time in a temporary folder.
+struct MadeInput {
+  std::string name;
+  std::string text;     // the file's contents; empty: `name` is made a directory
+  std::string field;    // expected InputError::field()
+  std::string message;  // expected part of the message
+};
+
+std::string nested(std::size_t depth, const std::string& open, const std::string& inner, const std::string& close) {
+  std::string out;
+  out.reserve(depth * (open.size() + close.size()) + inner.size());
+  for (std::size_t i = 0; i < depth; ++i) out += open;
+  out += inner;
+  for (std::size_t i = 0; i < depth; ++i) out += close;
+  return out;
+}
+
+const std::vector<MadeInput>& made_inputs() {
+  static const std::vector<MadeInput> inputs = {
+      // 1,000,000 nested arrays crashed (SIGSEGV) in nlohmann's recursive copy and dump.
+      {"deep_batch", "{\"name\": \"m\", \"axes\": {\"batch\": " + nested(1'000'000, "[", "1", "]") + "}}", "",
+       "nested more than 64 levels deep (at line 1, column 95)"},
+      {"deep_model_options", "{\"name\": \"m\",\n\"model_options\": " + nested(100'000, "{\"a\": ", "1", "}") + "}", "",
+       "nested more than 64 levels deep (at line 2, column 396)"},
+      {"deep_unclosed", nested(1'000'000, "[", "", ""), "", "nested more than 64 levels deep"},
+      {"long_key", "{\"name\": \"m\", \"" + std::string(1'000'000, 'k') + "\": 1}", std::string(60, 'k') + "...",
+       "unknown top-level key"},
+      {"long_number", "{\"name\": \"m\", \"seed\": 1" + std::string(400, '0') + "}", "",
+       "number 1000000000000000000000000000000000000000... is out of range"},
+      {"long_string_error", "{\"name\": \"" + std::string(1'000'000, 'x') + "\n\"}", "", "malformed JSON at line 2"},
+      {"directory", "", "", "is a directory, not a matrix file"},
+  };
+  return inputs;
+}
+
+class MadeInputs : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() / ("tb-made-inputs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    for (const auto& m : made_inputs()) {
+      if (m.text.empty()) std::filesystem::create_directories(path(m));
+      else std::ofstream(path(m)) << m.text;
+    }
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string path(const MadeInput& m) { return (dir_ / (m.name + ".json")).string(); }
+  static std::filesystem::path dir_;
+};
+std::filesystem::path MadeInputs::dir_;
+
+TEST_F(MadeInputs, RefusedInProcessWithoutCrashing) {
+  for (const auto& m : made_inputs()) {
+    try {
+      load_matrix(path(m), full_catalog());
+      ADD_FAILURE() << m.name << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.file(), path(m)) << m.name;
+      EXPECT_EQ(e.field(), m.field) << m.name;
+      EXPECT_NE(what.find(m.message), std::string::npos) << m.name << ": " << what.substr(0, 500);
+    }
+  }
+}
+
+// Overrides from the command line meet the same limits as the file, named by --set and the key.
+const std::vector<std::pair<std::string, std::string>> kBadOverrides = {
+    {"axes.batch=" + nested(1'000'000, "[", "1", "]"), "nested more than 64 levels deep (at line 1, column 65)"},
+    {"model_options=" + nested(100'000, "{\"a\":", "1", "}"), "nested more than 64 levels deep"},
+    {"steps.max=1e309", "number 1e309 is out of range"},
+    {nested(100, "a.", "b", "") + "=1", "has more than 64 path segments"},
+    {"seed.value=3", "cannot set this path"},
+    {std::string(100'000, 'k'), "expected KEY=VALUE"},
+};
+
+TEST(MatrixOverrides, HostileOverridesAreRefusedWithTheKey) {
+  const json j = {{"name", "m"}, {"seed", 1}};
+  for (const auto& [item, message] : kBadOverrides) {
+    try {
+      apply_set_overrides(j, {item});
+      ADD_FAILURE() << item.substr(0, 80) << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "--set");
+      EXPECT_LE(e.field().size(), 63u);
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << std::string(e.what()).substr(0, 500);
+    }
+  }
+}
+
+TEST_F(MadeInputs, NoMessageLeaksInternalsOrRunsLong) {
+  // Every message of the bad-input corpus: the fixtures, the made files and the overrides.
+  std::vector<std::pair<std::string, std::string>> messages;  // (file part, whole message)
+  const auto collect = [&](const std::function<void()>& load) {
+    try {
+      load();
+      ADD_FAILURE() << "a bad input was accepted";
+    } catch (const InputError& e) {
+      messages.emplace_back(e.file(), e.what());
+    }
+  };
+  for (const auto& bad : kBadInputs)
+    collect([&] { load_matrix(kSource + "/tests/fixtures/matrices/" + bad.fixture + ".json", full_catalog()); });
+  for (const auto& m : made_inputs()) collect([&] { load_matrix(path(m), full_catalog()); });
+  for (const auto& [item, message] : kBadOverrides)
+    collect([&] { apply_set_overrides({{"name", "m"}, {"seed", 1}}, {item}); });
+  ASSERT_EQ(messages.size(), kBadInputs.size() + made_inputs().size() + kBadOverrides.size());
+  for (const auto& [file, what] : messages) {
+    const std::string shown = what.substr(0, 500);
+    for (const char* internal : {"json.exception", "basic_filebuf", "std::", "what()"})
+      EXPECT_EQ(what.find(internal), std::string::npos) << shown;
+    EXPECT_LE(what.size() - file.size(), 400u) << shown;
   }
 }
 
