@@ -197,7 +197,10 @@ json resolve_options(const json& given, const OptionSet& set, const json& base) 
 void validate_options(const json& given, const OptionSet& set, const OptionContext& context,
                       const json& base) {
   const std::string& prefix = context.field_prefix;
-  const auto field = [&](const std::string& key) { return prefix.empty() ? key : prefix + "." + key; };
+  // A key from the file is quoted by a short excerpt: it may be megabytes long.
+  const auto field = [&](const std::string& key) {
+    return prefix.empty() ? text_excerpt(key) : prefix + "." + text_excerpt(key);
+  };
   if (!given.is_object())
     throw InputError(context.file, prefix, "must be an object, got " + excerpt(given));
   std::vector<std::string> known;

@@ -502,6 +502,8 @@ const std::vector<MadeInput>& made_inputs() {
       {"deep_unclosed", nested(1'000'000, "[", "", ""), "", "nested more than 64 levels deep"},
       {"long_key", "{\"name\": \"m\", \"" + std::string(1'000'000, 'k') + "\": 1}", std::string(60, 'k') + "...",
        "unknown top-level key"},
+      {"long_option_key", "{\"name\": \"m\", \"model_options\": {\"" + std::string(100'000, 'h') + "\": 1}}",
+       "model_options." + std::string(60, 'h') + "...", "unknown option of model 'mlp'"},
       {"long_number", "{\"name\": \"m\", \"seed\": 1" + std::string(400, '0') + "}", "",
        "number 1000000000000000000000000000000000000000... is out of range"},
       {"long_string_error", "{\"name\": \"" + std::string(1'000'000, 'x') + "\n\"}", "", "malformed JSON at line 2"},
