@@ -16,8 +16,10 @@ constexpr const char* kUsage = R"(usage: trainbench <command> [options]
 commands:
   run [MATRIX] [--out DIR] [--format md,csv,html,gbench|none] [--set PATH=JSON]...
       [--profile|--no-profile] [--memory-budget SIZE] [--history DB|--no-history]
+      [--isolate|--no-isolate]
         run a scenario matrix (default scenarios/quick.json); results in DIR (default
-        results/<run-id>/): results.json, reports, traces
+        results/<run-id>/): results.json, reports, traces. --isolate: each scenario in its own
+        process, so a crash (segfault, abort) is that scenario's status "crashed"
   list MATRIX [--set PATH=JSON]...     print the expanded scenarios without running them
   report RESULTS [--format LIST] [--out DIR]
                                        re-render reports from a saved results.json
@@ -33,7 +35,7 @@ commands:
                                        largest and fastest batch per model and precision
   models                               registered models and datasets
 
-exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
+exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
             4 compare/ab refused (contended measurements); 5 an output (results, report, trace,
             history) could not be written: full disk, unwritable folder (the previous file is kept)

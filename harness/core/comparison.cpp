@@ -140,8 +140,8 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
 
   std::vector<stats::RatioInterval> speedups;
-  nlohmann::json summary = {{"ok", 0},       {"failed", 0},    {"skipped", 0}, {"oom", 0},
-                            {"diverged", 0}, {"contended", 0}, {"compared", 0}};
+  nlohmann::json summary = {{"ok", 0},       {"failed", 0},  {"skipped", 0},   {"oom", 0},
+                            {"diverged", 0}, {"crashed", 0}, {"contended", 0}, {"compared", 0}};
   for (auto& s : run.scenarios) {
     summary[to_string(s.status)] = summary.value(to_string(s.status), 0) + 1;
     if (s.contended()) summary["contended"] = summary["contended"].get<int>() + 1;

@@ -11,8 +11,8 @@
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok", "skipped", "failed", "oom",
-                                                             "diverged"};
+constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok",  "skipped",  "failed",
+                                                             "oom", "diverged", "crashed"};
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.

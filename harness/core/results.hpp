@@ -55,9 +55,12 @@ struct MemoryStats {
 };
 
 // diverged: the loss went non-finite or exploded (see divergence.hpp); its speed figures are
-// kept but never enter speedups, summaries or comparisons.
-enum class ScenarioStatus { ok, skipped, failed, oom, diverged };
-inline constexpr int kScenarioStatusCount = 5;
+// kept but never enter speedups, summaries or comparisons. crashed: with `run --isolate`, the
+// scenario's worker process died (a signal such as SIGSEGV or SIGABRT, or an unexpected exit);
+// the message has how and the tail of its stderr (isolated_table.hpp). New values go at the end:
+// results files store the name, but the order is the counters' order everywhere.
+enum class ScenarioStatus { ok, skipped, failed, oom, diverged, crashed };
+inline constexpr int kScenarioStatusCount = 6;
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 
@@ -65,7 +68,7 @@ struct ScenarioResult {
   std::string id;
   ScenarioParams params;
   ScenarioStatus status = ScenarioStatus::ok;
-  std::string message;  // reason for skipped / failed / oom
+  std::string message;  // reason for skipped / failed / oom / diverged / crashed
 
   // Timing: one "step" is one optimizer step (= params.accumulation micro-batches).
   int warmup_steps = 0;  // unmeasured steps: the warm-up plus every later segment's re-warm

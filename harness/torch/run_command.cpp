@@ -5,6 +5,7 @@
 #include "harness/capacity/byte_size.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/isolation_settings.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
 #include "harness/torch/capacity_search.hpp"
@@ -27,6 +28,7 @@ struct CommonArgs {
   std::optional<bool> profile;
   std::int64_t memory_budget = 0;
   std::string history = "results/history.sqlite";
+  std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
 };
 
 std::string take_value(const std::vector<std::string>& args, std::size_t& i) {
@@ -47,6 +49,8 @@ CommonArgs parse_common(const std::vector<std::string>& args, bool allow_run_fla
       a.memory_budget = capacity::parse_byte_size(take_value(args, i), "--memory-budget");
     else if (arg == "--history" && allow_run_flags) a.history = take_value(args, i);
     else if (arg == "--no-history" && allow_run_flags) a.history.clear();
+    else if (arg == "--isolate" && allow_run_flags) a.isolate = true;
+    else if (arg == "--no-isolate" && allow_run_flags) a.isolate = false;
     else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else if (a.matrix.empty()) a.matrix = arg;
     else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
@@ -68,8 +72,15 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   try {
     a = parse_common(args, true);
     if (a.matrix.empty()) a.matrix = default_matrix();
-    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+    auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
+    spec = std::move(loaded.spec);
     options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+    options.isolate = a.isolate.value_or(loaded.isolation.isolate);
+    options.set_overrides = a.sets;
+    // Without --isolate a planted crash takes this process down, as a real one would.
+    if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
+    TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
+                   "\"max\" (a capacity search) cannot run with --isolate; give the batch");
   } catch (const InputError& e) {
     err << "trainbench run: " << e.what() << "\n";
     return kExitBadInput;
@@ -88,7 +99,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   // A run in which something broke is not a success, whatever was measured beside it.
   for (const auto& s : run.scenarios)
     if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
-        s.status == ScenarioStatus::diverged)
+        s.status == ScenarioStatus::diverged || s.status == ScenarioStatus::crashed)
       return kExitScenarioFailed;
   return kExitOk;
 }
@@ -112,6 +123,8 @@ int cmd_capacity(const std::vector<std::string>& args, std::ostream& out, std::o
   try {
     a = parse_common(args, true);
     TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench capacity needs a matrix file");
+    TB_CHECK_INPUT(!a.isolate, "command line", a.isolate && *a.isolate ? "--isolate" : "--no-isolate",
+                   "applies to trainbench run only");
     spec = load_matrix(a.matrix, default_parse_options(), a.sets);
   } catch (const InputError& e) {
     err << "trainbench capacity: " << e.what() << "\n";

@@ -15,6 +15,7 @@
 #include "harness/torch/capacity_search.hpp"
 #include "harness/torch/registry.hpp"
 #include "harness/torch/environment.hpp"
+#include "harness/torch/isolated_table.hpp"
 #include "harness/torch/scenario_session.hpp"
 #include "harness/torch/scenario_table.hpp"
 #include "harness/torch/run_finish.hpp"
@@ -82,7 +83,15 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   for (auto& p : scenarios)
     if (options.profile) p.profile.enabled = *options.profile;
   const std::int64_t base_rss = rule.interleave ? current_rss_bytes() : 0;
-  ScenarioTable table(scenarios, options, run_start, base_rss, out);
+  // --isolate: the same schedule, each scenario in its own worker process (isolated_table.hpp).
+  std::unique_ptr<ScenarioSet> scenario_set;
+  if (options.isolate) {
+    run.extra["isolated"] = true;
+    scenario_set = std::make_unique<IsolatedScenarioTable>(scenarios, spec.file, options, run_start, out);
+  } else {
+    scenario_set = std::make_unique<ScenarioTable>(scenarios, options, run_start, base_rss, out);
+  }
+  ScenarioSet& table = *scenario_set;
   auto save = [&]() {
     if (results_path.empty()) return;
     run.scenarios = table.snapshot();
