@@ -54,7 +54,7 @@ TEST(FileTail, ByteLimitDropsTheTornLine) {
 TEST(FileTail, OneHugeLineIsCutToTheLimit) {
   const auto p = write("huge", std::string(100'000, 'x') + "END\n");
   const std::string tail = read_file_tail(p.string());
-  EXPECT_EQ(tail.size(), 4 + 2048 - 1);  // "...\n" and the last 2048 bytes less the newline
+  EXPECT_EQ(tail.size(), 4u + 2048u - 1u);  // "...\n" and the last 2048 bytes less the newline
   EXPECT_EQ(tail.substr(0, 4), "...\n");
   EXPECT_EQ(tail.substr(tail.size() - 3), "END");
 }

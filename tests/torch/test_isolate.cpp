@@ -68,14 +68,14 @@ class Isolate : public ::testing::Test {
   }
   // a1 and a3 ok, a2 crashed with `signal` and `stderr_words` in its message; returns it.
   std::string expect_one_crashed(const std::string& signal, const std::string& stderr_words) {
-    const json r = results();
+    json r = results();
     EXPECT_EQ(r["scenarios"].size(), 3u);
     std::string message;
     for (const auto& s : r["scenarios"]) {
-      const std::string id = s["id"];
+      const auto id = s["id"].get<std::string>();
       if (id.find("/a2/") != std::string::npos) {
         EXPECT_EQ(s["status"], "crashed") << s.dump();
-        message = s["message"];
+        message = s["message"].get<std::string>();
       } else {
         EXPECT_EQ(s["status"], "ok") << id << ": " << s["message"];
         EXPECT_GT(s["metrics"]["samples_per_s"].get<double>(), 0) << id;
@@ -124,7 +124,7 @@ TEST_F(Isolate, TerminateQuotesTheRuntimesLastWords) {
 TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
   EXPECT_EQ(trainbench(crash("segv")), 128 + 11);
   // What round 1 measured was saved; nothing says "crashed" and a1/a3 never finished.
-  const json r = results();
+  json r = results();
   for (const auto& s : r["scenarios"]) EXPECT_NE(s["status"], "crashed") << s.dump();
   // --no-isolate wins over the matrix setting.
   EXPECT_EQ(trainbench("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
@@ -132,7 +132,7 @@ TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
 
 TEST_F(Isolate, CleanIsolatedRunIsOk) {
   EXPECT_EQ(trainbench("--isolate"), 0);
-  const json r = results();
+  json r = results();
   ASSERT_EQ(r["scenarios"].size(), 3u);
   // Segments are dated from the parent's run start on one clock: every segment of round 1
   // started before every segment of round 2, whichever worker measured it.
@@ -140,7 +140,7 @@ TEST_F(Isolate, CleanIsolatedRunIsOk) {
   for (const auto& s : r["scenarios"]) {
     EXPECT_EQ(s["status"], "ok") << s.dump();
     for (const auto& seg : s["samples"]["segments"]) {
-      const double t = seg["started_s"];
+      const double t = seg["started_s"].get<double>();
       if (seg["round"] == 0) last_of_round1 = std::max(last_of_round1, t);
       if (seg["round"] == 1) first_of_round2 = std::min(first_of_round2, t);
     }
