@@ -73,10 +73,7 @@ bool IsolatedScenarioTable::start(std::size_t i) {
   try {
     slot.worker = std::make_unique<ChildProcess>(argv, child_options);
   } catch (const std::exception& e) {
-    ScenarioResult r;
-    r.status = ScenarioStatus::failed;
-    r.message = std::string("--isolate: ") + e.what();
-    conclude(i, std::move(r));
+    failed(i, e.what());
     return false;
   }
 
@@ -88,10 +85,7 @@ bool IsolatedScenarioTable::start(std::size_t i) {
     }
   }
   if (hello.contains("error")) {  // it refused the matrix (the file changed since this run read it?)
-    ScenarioResult r;
-    r.status = ScenarioStatus::failed;
-    r.message = "--isolate: its worker refused the matrix: " + hello.value("error", std::string());
-    conclude(i, std::move(r));
+    failed(i, "its worker refused the matrix: " + hello.value("error", std::string()));
     return false;
   }
   if (!hello.contains("hello")) {
@@ -103,11 +97,7 @@ bool IsolatedScenarioTable::start(std::size_t i) {
                     listed.size() == slots_.size() && listed[i].is_object() &&
                     listed[i].value("id", std::string()) == slot.id;
   if (!same) {
-    ScenarioResult r;
-    r.status = ScenarioStatus::failed;
-    r.message = "--isolate: its worker expanded " + matrix_file_ +
-                " into other scenarios (was the file changed during the run?)";
-    conclude(i, std::move(r));
+    failed(i, "its worker expanded " + matrix_file_ + " into other scenarios (was the file changed during the run?)");
     return false;
   }
   return true;
@@ -133,6 +123,13 @@ void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during) {
   const std::string tail = read_file_tail(slot.stderr_path);
   if (!tail.empty()) r.message += "; the end of its stderr:\n" + tail;
   conclude(i, std::move(r), /*stderr_quoted=*/true);
+}
+
+void IsolatedScenarioTable::failed(std::size_t i, const std::string& why) {
+  ScenarioResult r;
+  r.status = ScenarioStatus::failed;
+  r.message = "--isolate: " + why;
+  conclude(i, std::move(r));
 }
 
 void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool stderr_quoted) {
@@ -189,9 +186,8 @@ void IsolatedScenarioTable::finish(std::size_t i) {
   try {
     r = reply->at("result").get<ScenarioResult>();
   } catch (const std::exception& e) {
-    r = ScenarioResult{};
-    r.status = ScenarioStatus::failed;
-    r.message = std::string("--isolate: its worker sent an unreadable result: ") + e.what();
+    failed(i, std::string("its worker sent an unreadable result: ") + e.what());
+    return;
   }
   conclude(i, std::move(r));
 }

@@ -70,6 +70,8 @@ class IsolatedScenarioTable final : public ScenarioSet {
   std::optional<nlohmann::json> request(Slot& slot, const nlohmann::json& command);
   // The worker died (or broke the protocol) during `during`: the scenario is "crashed".
   void crashed(std::size_t i, const std::string& during);
+  // The worker could not start or did not agree on the matrix: the scenario is "failed".
+  void failed(std::size_t i, const std::string& why);
   // Records scenario i's result, lets its worker go and prints its progress line.
   void conclude(std::size_t i, ScenarioResult result, bool stderr_quoted = false);
 

@@ -31,7 +31,7 @@ struct RunOptions {
   std::vector<std::string> set_overrides;
   std::string worker_program;
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
-  // inject an out-of-memory error.
+  // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
   std::function<void(const ScenarioParams&, int step)> test_hook;
 };
 
