@@ -112,11 +112,10 @@ void ScenarioTable::segment(std::size_t i, int round) {
 
 void ScenarioTable::finish(std::size_t i) {
   Slot& slot = slots_[i];
-  if (slot.result) return;
+  // Never measured in this process (an A/B worker that ran other scenarios' rounds only): no
+  // result, rather than one without steps.
+  if (slot.result || !slot.session) return;
   try {
-    if (!slot.session)  // never measured (e.g. every round skipped it): build it to say why
-      slot.session = std::make_unique<ScenarioSession>(
-          slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
     slot.result = slot.session->finish();
     slot.session.reset();
     report(i);

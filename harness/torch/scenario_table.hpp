@@ -34,13 +34,14 @@ class ScenarioTable {
   // Measures one segment of scenario i in `round` (building it first when needed). A failure
   // finishes it with that status.
   void segment(std::size_t i, int round);
-  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not.
+  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not;
+  // a scenario never measured gets no result.
   void finish(std::size_t i);
   void finish_all();
 
   // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
   std::vector<ScenarioResult> snapshot() const;
-  // Every result, in matrix order; call after finish_all().
+  // Every result, in matrix order (never-measured scenarios left out); call after finish_all().
   std::vector<ScenarioResult> take_results();
 
  private:
