@@ -134,6 +134,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     os << "-";
   os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
      << ", oom " << counts.oom << ", diverged " << counts.diverged;
+  if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
   if (counts.contended > 0) os << ", contended " << counts.contended;
   os << '\n';
 }

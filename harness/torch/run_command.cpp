@@ -1,13 +1,17 @@
 #include "harness/torch/run_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/capacity/byte_size.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
+#include "harness/core/resume_check.hpp"
 #include "harness/torch/capacity_search.hpp"
+#include "harness/torch/environment.hpp"
 #include "harness/torch/registry.hpp"
 #include "harness/torch/runner.hpp"
 #include "reporters/reporter.hpp"
@@ -59,12 +63,148 @@ std::string default_matrix() {
   return std::string(TRAINBENCH_SOURCE_DIR) + "/" + kDefaultMatrix;
 }
 
+// --resume DIR and --force, taken out of `args` (they only mean something to `run`).
+struct ResumeArgs {
+  std::string dir;  // "" : a new run
+  bool force = false;
+};
+ResumeArgs take_resume_args(std::vector<std::string>& args) {
+  ResumeArgs r;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--resume") r.dir = take_value(args, i);
+    else if (args[i] == "--force") r.force = true;
+    else rest.push_back(args[i]);
+  }
+  TB_CHECK_INPUT(!r.force || !r.dir.empty(), "command line", "--force", "only goes with --resume DIR");
+  args = std::move(rest);
+  return r;
+}
+
+// run's options that are followed by a value.
+bool takes_value(const std::string& arg) {
+  return arg == "--set" || arg == "--out" || arg == "--format" || arg == "--memory-budget" ||
+         arg == "--history" || arg == "--resume";
+}
+
+// The positions of the matrix arguments (neither an option nor an option's value).
+std::vector<std::size_t> positionals(const std::vector<std::string>& args) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (takes_value(args[i])) ++i;
+    else if (args[i].empty() || args[i][0] != '-') at.push_back(i);
+  return at;
+}
+
+// The arguments a resume runs with: the run's own (environment.command_line, without its --out:
+// the results stay in DIR), then the ones given now, which win (the last value of an option
+// counts, --set values apply in order). A matrix given now replaces the run's.
+std::vector<std::string> resume_arguments(const RunResult& run, const std::vector<std::string>& given) {
+  std::vector<std::string> original;
+  const auto cl = run.environment.value("command_line", nlohmann::json::array());
+  if (cl.is_array())
+    for (std::size_t i = 2; i < cl.size(); ++i)  // after "trainbench run"
+      if (cl[i].is_string()) original.push_back(cl[i].get<std::string>());
+  const auto matrix_at = positionals(original);
+  const bool matrix_given = !positionals(given).empty();
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    if (original[i] == "--out" || original[i] == "--resume") ++i;
+    else if (original[i] == "--force") continue;
+    else if (matrix_given && std::find(matrix_at.begin(), matrix_at.end(), i) != matrix_at.end()) continue;
+    else if (takes_value(original[i]) && i + 1 < original.size()) {
+      out.insert(out.end(), {original[i], original[i + 1]});
+      ++i;
+    } else {
+      out.push_back(original[i]);
+    }
+  }
+  out.insert(out.end(), given.begin(), given.end());
+  return out;
+}
+
+// After the run: 130/143 when a signal stopped it (with how to finish it), 1 when a scenario
+// broke, else 0.
+int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream& err) {
+  if (interrupted()) {
+    err << "trainbench: interrupted; finish with: trainbench run --resume " << out_dir << "\n";
+    return interrupt_exit_code();
+  }
+  // A run in which something broke is not a success, whatever was measured beside it.
+  for (const auto& s : run.scenarios)
+    if (needs_rerun(s.status)) return kExitScenarioFailed;
+  return kExitOk;
+}
+
+int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ostream& out,
+               std::ostream& err) {
+  RunResult previous;
+  MatrixSpec spec;
+  CommonArgs a;
+  RunOptions options;
+  const std::string results_path = (std::filesystem::path(resume.dir) / "results.json").string();
+  try {
+    TB_CHECK_INPUT(std::filesystem::exists(results_path), "--resume", resume.dir,
+                   "no results.json there: nothing to resume");
+    previous = load_results(results_path);
+    a = parse_common(resume_arguments(previous, args), true);
+    TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ",
+                   resume.dir);
+    if (a.matrix.empty()) a.matrix = previous.matrix_file;
+    TB_CHECK_INPUT(!a.matrix.empty(), results_path, "matrix.file",
+                   "empty; name the matrix: trainbench run MATRIX --resume ", resume.dir);
+    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+    options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+  } catch (const InputError& e) {
+    err << "trainbench run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const auto environment = capture_environment({}, spec.defaults.seed);
+  const auto refusals =
+      resume_refusals(previous, scenarios_digest(scenarios_as_run(spec, previous)), environment);
+  for (const auto& why : refusals) {
+    if (resume.force) out << "trainbench: warning: resuming anyway (--force): " << why << "\n";
+    else err << "trainbench run: cannot resume " << resume.dir << ": " << results_path << ": " << why << "\n";
+  }
+  if (!refusals.empty() && !resume.force) {
+    err << "trainbench run: pass --force to resume anyway\n";
+    return kExitBadInput;
+  }
+  if (std::none_of(previous.scenarios.begin(), previous.scenarios.end(),
+                   [](const ScenarioResult& s) { return needs_rerun(s.status); }) &&
+      previous.scenarios.size() == expand(spec).size()) {
+    out << "trainbench: nothing to resume in " << resume.dir << ": every scenario is ok or skipped\n";
+    return kExitOk;
+  }
+  options.out_dir = resume.dir;
+  options.run_id = previous.run_id;
+  options.progress = &out;
+  options.profile = a.profile;
+  options.memory_budget_bytes = a.memory_budget;
+  options.history_db = a.history;
+  ensure_writable_dir(options.out_dir);
+  install_interrupt_handlers();
+  const RunResult run = resume_matrix(
+      spec, std::move(previous), options,
+      ResumeRecord{environment.value("started_at", std::string()), !refusals.empty()});
+  return run_exit_code(run, options.out_dir, err);
+}
+
 }  // namespace
 
-int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int cmd_run(const std::vector<std::string>& args_in, std::ostream& out, std::ostream& err) {
   CommonArgs a;
   MatrixSpec spec;
   RunOptions options;
+  std::vector<std::string> args = args_in;
+  ResumeArgs resume;
+  try {
+    resume = take_resume_args(args);
+  } catch (const InputError& e) {
+    err << "trainbench run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (!resume.dir.empty()) return resume_run(args, resume, out, err);
   try {
     a = parse_common(args, true);
     if (a.matrix.empty()) a.matrix = default_matrix();
@@ -84,13 +224,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
+  install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
   const RunResult run = run_matrix(spec, options);
-  // A run in which something broke is not a success, whatever was measured beside it.
-  for (const auto& s : run.scenarios)
-    if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
-        s.status == ScenarioStatus::diverged)
-      return kExitScenarioFailed;
-  return kExitOk;
+  return run_exit_code(run, options.out_dir, err);
 }
 
 int cmd_list(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
