@@ -12,7 +12,7 @@ namespace {
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
-extern "C" void on_interrupt(int sig) {
+void on_interrupt(int sig) {
   int none = 0;
   g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed);
   // The next SIGINT or SIGTERM takes the default action: a user who presses Ctrl-C twice (or

@@ -16,8 +16,9 @@ std::vector<std::string> resume_refusals(const RunResult& run, const std::string
   return reasons;
 }
 
-bool needs_rerun(ScenarioStatus status) {
-  return status != ScenarioStatus::ok && status != ScenarioStatus::skipped;
+bool needs_rerun(const ScenarioResult& scenario) {
+  if (scenario.stop_reason == "in_progress") return true;
+  return scenario.status != ScenarioStatus::ok && scenario.status != ScenarioStatus::skipped;
 }
 
 }  // namespace tb

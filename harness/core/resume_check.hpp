@@ -17,7 +17,8 @@ std::vector<std::string> resume_refusals(const RunResult& run, const std::string
                                          const nlohmann::json& environment_now);
 
 // The scenarios a resume measures again: every status but ok and skipped (skipped is the
-// device's answer, and it would be the same).
-bool needs_rerun(ScenarioStatus status);
+// device's answer, and it would be the same), and those saved "in_progress" (the run was
+// killed outright, SIGKILL or power, in the middle of their measurement).
+bool needs_rerun(const ScenarioResult& scenario);
 
 }  // namespace tb

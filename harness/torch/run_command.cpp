@@ -132,7 +132,7 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
   }
   // A run in which something broke is not a success, whatever was measured beside it.
   for (const auto& s : run.scenarios)
-    if (needs_rerun(s.status)) return kExitScenarioFailed;
+    if (needs_rerun(s)) return kExitScenarioFailed;
   return kExitOk;
 }
 
@@ -144,8 +144,8 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
   RunOptions options;
   const std::string results_path = (std::filesystem::path(resume.dir) / "results.json").string();
   try {
-    TB_CHECK_INPUT(std::filesystem::exists(results_path), "--resume", resume.dir,
-                   "no results.json there: nothing to resume");
+    TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume",
+                   resume.dir, " holds no results.json: nothing to resume");
     previous = load_results(results_path);
     a = parse_common(resume_arguments(previous, args), true);
     TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ",
@@ -171,7 +171,7 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
     return kExitBadInput;
   }
   if (std::none_of(previous.scenarios.begin(), previous.scenarios.end(),
-                   [](const ScenarioResult& s) { return needs_rerun(s.status); }) &&
+                   [](const ScenarioResult& s) { return needs_rerun(s); }) &&
       previous.scenarios.size() == expand(spec).size()) {
     out << "trainbench: nothing to resume in " << resume.dir << ": every scenario is ok or skipped\n";
     return kExitOk;

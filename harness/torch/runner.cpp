@@ -104,9 +104,9 @@ void run_schedule(ScenarioTable& table, const StoppingRule& rule, std::uint64_t 
 
 // Measures the scenarios of `all` that `kept` has no result for, and finishes `run` with every
 // scenario in matrix order: measured now, or kept (from the run being resumed).
-RunResult measure_and_finish(RunResult run, const MatrixSpec& spec, std::vector<ScenarioParams> all,
-                  std::vector<ScenarioResult> kept, const RunOptions& options,
-                  Clock::time_point run_start) {
+RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
+                             std::vector<ScenarioParams> all, std::vector<ScenarioResult> kept,
+                             const RunOptions& options, Clock::time_point run_start) {
   std::multimap<std::string, ScenarioResult> kept_by_id;
   for (auto& r : kept) kept_by_id.emplace(r.id, std::move(r));
   std::vector<ScenarioParams> todo;
@@ -142,7 +142,8 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec, std::vector<
   run_schedule(table, rule, spec.defaults.seed, run_start, options.progress, save);
   run.scenarios = in_matrix_order(table.take_results());
   if (!results_path.empty()) save_results(run, results_path);
-  if (!interrupted()) add_utilization(run, spec, options.progress);  // minutes matter once stopped
+  // The matmul peaks take seconds: a stopped run stops now, and its resume measures them.
+  if (!interrupted()) add_utilization(run, spec, options.progress);
   finish_run(run, options);
   return run;
 }
@@ -203,7 +204,7 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   auto scenarios = scenarios_as_run(spec, previous);
   std::vector<ScenarioResult> kept;
   for (auto& r : previous.scenarios)
-    if (!needs_rerun(r.status)) kept.push_back(std::move(r));
+    if (!needs_rerun(r)) kept.push_back(std::move(r));
   nlohmann::json rerun = nlohmann::json::array();
   for (const auto& p : scenarios) {
     const auto id = scenario_id(p);

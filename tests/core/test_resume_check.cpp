@@ -41,12 +41,24 @@ TEST(ResumeCheck, OtherHardwareIsRefusedNamingTheField) {
   EXPECT_NE(reasons[1].find("H200"), std::string::npos) << reasons[1];
 }
 
+tb::ScenarioResult scenario(ScenarioStatus status, const std::string& stop_reason = "rounds") {
+  tb::ScenarioResult r;
+  r.status = status;
+  r.stop_reason = stop_reason;
+  return r;
+}
+
 TEST(ResumeCheck, EverythingButOkAndSkippedIsMeasuredAgain) {
-  EXPECT_FALSE(tb::needs_rerun(ScenarioStatus::ok));
-  EXPECT_FALSE(tb::needs_rerun(ScenarioStatus::skipped));
+  EXPECT_FALSE(tb::needs_rerun(scenario(ScenarioStatus::ok)));
+  EXPECT_FALSE(tb::needs_rerun(scenario(ScenarioStatus::skipped, "")));
   for (auto s : {ScenarioStatus::failed, ScenarioStatus::oom, ScenarioStatus::diverged,
                  ScenarioStatus::interrupted})
-    EXPECT_TRUE(tb::needs_rerun(s)) << tb::to_string(s);
+    EXPECT_TRUE(tb::needs_rerun(scenario(s))) << tb::to_string(s);
+}
+
+TEST(ResumeCheck, AMeasurementSavedInProgressIsMeasuredAgain) {
+  // A run killed outright (SIGKILL) leaves its running scenarios "ok" but "in_progress".
+  EXPECT_TRUE(tb::needs_rerun(scenario(ScenarioStatus::ok, "in_progress")));
 }
 
 }  // namespace

@@ -60,16 +60,24 @@ class InterruptResume : public ::testing::Test {
   // Starts trainbench in the background (one intra-op thread, as in test_cli_gate), output
   // appended to log.txt.
   pid_t start(const std::vector<std::string>& args) {
+    // Everything the child needs is built before fork: between fork and exec only
+    // async-signal-safe calls are allowed (this process may have threads).
+    std::vector<char*> argv{const_cast<char*>(TB_TRAINBENCH_BIN)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    std::vector<std::string> env_strings{"OMP_NUM_THREADS=1"};
+    for (char** e = environ; *e; ++e)
+      if (std::string(*e).rfind("OMP_NUM_THREADS=", 0) != 0) env_strings.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const std::string log_path = log().string();
     const pid_t pid = fork();
     if (pid == 0) {
-      setenv("OMP_NUM_THREADS", "1", 1);
-      const int fd = open(log().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       dup2(fd, 1);
       dup2(fd, 2);
-      std::vector<char*> argv{const_cast<char*>(TB_TRAINBENCH_BIN)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(TB_TRAINBENCH_BIN, argv.data());
+      execve(TB_TRAINBENCH_BIN, argv.data(), envp.data());
       _exit(127);
     }
     return pid;
