@@ -21,6 +21,9 @@ bool has_timing(const ScenarioResult& s) {
   return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
 }
 
+// 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
+int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
+
 // Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
 nlohmann::json parity_key(const ScenarioParams& p) {
   ScenarioParams q = p;
@@ -152,7 +155,10 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                                {"ci_high", 1.0}, {"ci_valid", true}, {"verdict", "baseline"}};
       continue;
     }
-    auto r = step_time_speedup(*baseline, s, /*paired=*/true);
+    // Segments pair by round only when both were interleaved in one session: a scenario measured
+    // again by `run --resume` is set against the rest as between runs.
+    const bool paired = measured_in_resume(*baseline) == measured_in_resume(s);
+    auto r = step_time_speedup(*baseline, s, paired);
     // Per-sample time: a step of this scenario processes effective_batch samples.
     const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
                          static_cast<double>(std::max(1, baseline->params.effective_batch));

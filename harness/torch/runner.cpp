@@ -114,10 +114,15 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     if (options.profile) p.profile.enabled = *options.profile;
     if (!kept_by_id.count(scenario_id(p))) todo.push_back(p);
   }
+  // Scenarios measured by a resume say which (comparison.cpp pairs segments only within one).
+  const int resume_count = run.extra.value("resume", nlohmann::json::object()).value("count", 0);
   // Ids repeat when scenarios differ only outside the axes: each result is taken once, in order.
   auto in_matrix_order = [&](std::vector<ScenarioResult> fresh) {
     std::multimap<std::string, ScenarioResult> fresh_by_id, kept_left = kept_by_id;
-    for (auto& r : fresh) fresh_by_id.emplace(r.id, std::move(r));
+    for (auto& r : fresh) {
+      if (resume_count > 0) r.extra["measured_in_resume"] = resume_count;
+      fresh_by_id.emplace(r.id, std::move(r));
+    }
     std::vector<ScenarioResult> out;
     for (const auto& p : all)
       for (auto* from : {&fresh_by_id, &kept_left})
