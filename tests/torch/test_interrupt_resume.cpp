@@ -180,7 +180,12 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
     const auto& s = done.scenarios[i];
     EXPECT_EQ(s.id, stopped.scenarios[i].id) << "matrix order kept";
     ASSERT_EQ(s.status, tb::ScenarioStatus::ok) << s.id << ": " << s.message;
-    if (finished.count(s.id)) EXPECT_EQ(s.step_times_s, finished[s.id]) << s.id << " was measured again";
+    if (finished.count(s.id)) {
+      EXPECT_EQ(s.step_times_s, finished[s.id]) << s.id << " was measured again";
+      EXPECT_FALSE(s.extra.contains("measured_in_resume")) << s.id;
+    } else {
+      EXPECT_EQ(s.extra.value("measured_in_resume", 0), 1) << s.id;
+    }
   }
   const auto resume = done.extra.at("resume");
   EXPECT_EQ(resume.at("count"), 1);
