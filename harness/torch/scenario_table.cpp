@@ -136,13 +136,15 @@ void ScenarioTable::interrupt_unfinished() {
   for (auto& slot : slots_) {
     if (slot.result) continue;
     ScenarioResult r;
+    r.id = scenario_id(slot.params);
+    r.params = slot.params;
+    r.message = "interrupted before it started";
     if (slot.session) {
-      r = slot.session->snapshot();
-      r.message = "interrupted after " + std::to_string(r.segments.size()) + " segment(s)";
-    } else {
-      r.id = scenario_id(slot.params);
-      r.params = slot.params;
-      r.message = "interrupted before it started";
+      try {  // what it measured so far; a snapshot that fails loses only that
+        r = slot.session->snapshot();
+        r.message = "interrupted after " + std::to_string(r.segments.size()) + " segment(s)";
+      } catch (const std::exception&) {
+      }
     }
     r.status = ScenarioStatus::interrupted;
     r.stop_reason = "interrupted";
