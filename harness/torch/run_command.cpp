@@ -3,125 +3,22 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/capacity/byte_size.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/interrupt.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
 #include "harness/core/resume_check.hpp"
+#include "harness/core/run_args.hpp"
 #include "harness/torch/capacity_search.hpp"
 #include "harness/torch/environment.hpp"
 #include "harness/torch/registry.hpp"
 #include "harness/torch/runner.hpp"
 #include "reporters/reporter.hpp"
-#include "trainbench/build_config.hpp"
 
 namespace tb {
 
 namespace {
-
-constexpr const char* kDefaultMatrix = "scenarios/quick.json";
-
-struct CommonArgs {
-  std::string matrix;
-  std::string out_dir;
-  std::string formats = "md,csv,html,gbench";
-  std::vector<std::string> sets;
-  std::optional<bool> profile;
-  std::int64_t memory_budget = 0;
-  std::string history = "results/history.sqlite";
-};
-
-std::string take_value(const std::vector<std::string>& args, std::size_t& i) {
-  TB_CHECK_INPUT(i + 1 < args.size(), "command line", args[i], "needs a value");
-  return args[++i];
-}
-
-CommonArgs parse_common(const std::vector<std::string>& args, bool allow_run_flags) {
-  CommonArgs a;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& arg = args[i];
-    if (arg == "--set") a.sets.push_back(take_value(args, i));
-    else if (arg == "--out" && allow_run_flags) a.out_dir = take_value(args, i);
-    else if (arg == "--format" && allow_run_flags) a.formats = take_value(args, i);
-    else if (arg == "--profile" && allow_run_flags) a.profile = true;
-    else if (arg == "--no-profile" && allow_run_flags) a.profile = false;
-    else if (arg == "--memory-budget" && allow_run_flags)
-      a.memory_budget = capacity::parse_byte_size(take_value(args, i), "--memory-budget");
-    else if (arg == "--history" && allow_run_flags) a.history = take_value(args, i);
-    else if (arg == "--no-history" && allow_run_flags) a.history.clear();
-    else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
-    else if (a.matrix.empty()) a.matrix = arg;
-    else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
-  }
-  return a;
-}
-
-std::string default_matrix() {
-  if (std::filesystem::exists(kDefaultMatrix)) return kDefaultMatrix;
-  return std::string(TRAINBENCH_SOURCE_DIR) + "/" + kDefaultMatrix;
-}
-
-// --resume DIR and --force, taken out of `args` (they only mean something to `run`).
-struct ResumeArgs {
-  std::string dir;  // "" : a new run
-  bool force = false;
-};
-ResumeArgs take_resume_args(std::vector<std::string>& args) {
-  ResumeArgs r;
-  std::vector<std::string> rest;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--resume") r.dir = take_value(args, i);
-    else if (args[i] == "--force") r.force = true;
-    else rest.push_back(args[i]);
-  }
-  TB_CHECK_INPUT(!r.force || !r.dir.empty(), "command line", "--force", "only goes with --resume DIR");
-  args = std::move(rest);
-  return r;
-}
-
-// run's options that are followed by a value.
-bool takes_value(const std::string& arg) {
-  return arg == "--set" || arg == "--out" || arg == "--format" || arg == "--memory-budget" ||
-         arg == "--history" || arg == "--resume";
-}
-
-// The positions of the matrix arguments (neither an option nor an option's value).
-std::vector<std::size_t> positionals(const std::vector<std::string>& args) {
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (takes_value(args[i])) ++i;
-    else if (args[i].empty() || args[i][0] != '-') at.push_back(i);
-  return at;
-}
-
-// The arguments a resume runs with: the run's own (environment.command_line, without its --out:
-// the results stay in DIR), then the ones given now, which win (the last value of an option
-// counts, --set values apply in order). A matrix given now replaces the run's.
-std::vector<std::string> resume_arguments(const RunResult& run, const std::vector<std::string>& given) {
-  std::vector<std::string> original;
-  const auto cl = run.environment.value("command_line", nlohmann::json::array());
-  if (cl.is_array())
-    for (std::size_t i = 2; i < cl.size(); ++i)  // after "trainbench run"
-      if (cl[i].is_string()) original.push_back(cl[i].get<std::string>());
-  const auto matrix_at = positionals(original);
-  const bool matrix_given = !positionals(given).empty();
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < original.size(); ++i) {
-    if (original[i] == "--out" || original[i] == "--resume") ++i;
-    else if (original[i] == "--force") continue;
-    else if (matrix_given && std::find(matrix_at.begin(), matrix_at.end(), i) != matrix_at.end()) continue;
-    else if (takes_value(original[i]) && i + 1 < original.size()) {
-      out.insert(out.end(), {original[i], original[i + 1]});
-      ++i;
-    } else {
-      out.push_back(original[i]);
-    }
-  }
-  out.insert(out.end(), given.begin(), given.end());
-  return out;
-}
 
 // After the run: 130/143 when a signal stopped it (with how to finish it), 1 when a scenario
 // broke, else 0.
@@ -147,7 +44,9 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
     TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume",
                    resume.dir, " holds no results.json: nothing to resume");
     previous = load_results(results_path);
-    a = parse_common(resume_arguments(previous, args), true);
+    a = parse_common(
+        resume_arguments(previous.environment.value("command_line", nlohmann::json::array()), args),
+        true);
     TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ",
                    resume.dir);
     if (a.matrix.empty()) a.matrix = previous.matrix_file;
