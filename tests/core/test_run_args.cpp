@@ -10,8 +10,8 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-const nlohmann::json kRecorded = {"trainbench", "run",   "m.json", "--out",    "results/x",
-                                  "--set",      "steps.max=20", "--format", "md", "--no-history"};
+const nlohmann::json kRecorded = {"trainbench", "run", "m.json", "--out", "results/x", "--set",
+                                  "steps.max=20", "--format", "md", "--no-history"};
 
 TEST(RunArgs, ResumeTakesTheRunsOwnArgumentsWithoutOut) {
   EXPECT_EQ(tb::resume_arguments(kRecorded, {}),
