@@ -85,7 +85,7 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
   install_interrupt_handlers();
   const RunResult run = resume_matrix(
       spec, std::move(previous), options,
-      ResumeRecord{environment.value("started_at", std::string()), !refusals.empty()});
+      ResumeRecord{environment.value("started_at", std::string()), refusals});
   return run_exit_code(run, options.out_dir, err);
 }
 

@@ -221,7 +221,8 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   run.matrix_digest = scenarios_digest(scenarios);
   const int count = run.extra.value("resume", nlohmann::json::object()).value("count", 0) + 1;
   run.extra["resume"] = {{"count", count}, {"resumed_at", record.resumed_at}, {"rerun", rerun},
-                         {"forced", record.forced}};
+                         {"forced", !record.forced.empty()}};
+  if (!record.forced.empty()) run.extra["resume"]["forced_over"] = record.forced;
   if (auto* out = options.progress)
     *out << "trainbench: resuming run " << run.run_id << ": " << rerun.size() << " of "
          << scenarios.size() << " scenarios to measure, results in " << options.out_dir << "\n";

@@ -41,8 +41,8 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options);
 
 // How a resume came about, recorded in run.extra.resume.
 struct ResumeRecord {
-  std::string resumed_at;  // UTC ISO 8601
-  bool forced = false;     // --force: the matrix or the hardware changed since the run
+  std::string resumed_at;            // UTC ISO 8601
+  std::vector<std::string> forced;   // --force: what changed since the run (resume_check.hpp)
 };
 
 // Finishes `previous` (an interrupted or partly failed run): measures again, from the start,

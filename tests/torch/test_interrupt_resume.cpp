@@ -222,6 +222,7 @@ TEST_F(InterruptResume, SigtermKeepsEveryWholeSegmentAndDropsThePartOne) {
   ASSERT_EQ(run({"run", "--resume", out.string(), "--force", "--set", "test_delay_ms=0"}), 0);
   const auto forced = tb::load_results(out.string());
   EXPECT_EQ(forced.extra.at("resume").at("forced"), true);
+  EXPECT_NE(forced.extra.at("resume").at("forced_over").dump().find("Imaginary CPU 9000"), std::string::npos);
   for (const auto& s : forced.scenarios) EXPECT_EQ(s.status, tb::ScenarioStatus::ok) << s.id;
 }
 
