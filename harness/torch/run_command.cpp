@@ -63,7 +63,7 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
       resume_refusals(previous, scenarios_digest(scenarios_as_run(spec, previous)), environment);
   for (const auto& why : refusals) {
     if (resume.force) out << "trainbench: warning: resuming anyway (--force): " << why << "\n";
-    else err << "trainbench run: cannot resume " << resume.dir << ": " << results_path << ": " << why << "\n";
+    else err << "trainbench run: cannot resume: " << results_path << ": " << why << "\n";
   }
   if (!refusals.empty() && !resume.force) {
     err << "trainbench run: pass --force to resume anyway\n";
