@@ -99,20 +99,17 @@ int cmd_run(const std::vector<std::string>& args_in, std::ostream& out, std::ost
   ResumeArgs resume;
   try {
     resume = take_resume_args(args);
+    if (resume.dir.empty()) {
+      a = parse_common(args, true);
+      if (a.matrix.empty()) a.matrix = default_matrix();
+      spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+      options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+    }
   } catch (const InputError& e) {
     err << "trainbench run: " << e.what() << "\n";
     return kExitBadInput;
   }
   if (!resume.dir.empty()) return resume_run(args, resume, out, err);
-  try {
-    a = parse_common(args, true);
-    if (a.matrix.empty()) a.matrix = default_matrix();
-    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
-    options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
-  } catch (const InputError& e) {
-    err << "trainbench run: " << e.what() << "\n";
-    return kExitBadInput;
-  }
   options.out_dir = a.out_dir;
   options.progress = &out;
   options.profile = a.profile;
