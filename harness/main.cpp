@@ -17,7 +17,12 @@ commands:
   run [MATRIX] [--out DIR] [--format md,csv,html,gbench|none] [--set PATH=JSON]...
       [--profile|--no-profile] [--memory-budget SIZE] [--history DB|--no-history]
         run a scenario matrix (default scenarios/quick.json); results in DIR (default
-        results/<run-id>/): results.json, reports, traces
+        results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it
+        cleanly between steps and saves what finished; a second one stops it at once
+  run --resume DIR [MATRIX] [--force] [options]
+        finish an interrupted run: measure again the scenarios of DIR/results.json that are
+        not ok or skipped, merged into the same results (refused when the matrix or the
+        hardware changed, unless --force)
   list MATRIX [--set PATH=JSON]...     print the expanded scenarios without running them
   report RESULTS [--format LIST] [--out DIR]
                                        re-render reports from a saved results.json
@@ -36,7 +41,8 @@ commands:
 exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
             4 compare/ab refused (contended measurements); 5 an output (results, report, trace,
-            history) could not be written: full disk, unwritable folder (the previous file is kept)
+            history) could not be written: full disk, unwritable folder (the previous file is kept);
+            130/143 run interrupted by SIGINT/SIGTERM (finish it with run --resume DIR)
 )";
 
 }  // namespace

@@ -92,6 +92,7 @@ StatusCounts status_counts(const RunResult& run) {
     c.skipped = static_cast<int>(number(*s, "skipped"));
     c.oom = static_cast<int>(number(*s, "oom"));
     c.diverged = static_cast<int>(number(*s, "diverged"));
+    c.interrupted = static_cast<int>(number(*s, "interrupted"));
     c.contended = static_cast<int>(number(*s, "contended"));
     return c;
   }
@@ -102,6 +103,7 @@ StatusCounts status_counts(const RunResult& run) {
       case ScenarioStatus::skipped: ++c.skipped; break;
       case ScenarioStatus::oom: ++c.oom; break;
       case ScenarioStatus::diverged: ++c.diverged; break;
+      case ScenarioStatus::interrupted: ++c.interrupted; break;
     }
     if (sc.contended()) ++c.contended;
   }

@@ -98,6 +98,8 @@ class DisturbanceMeter {
   // std::logic_error when no segment is open.
   void end();
   void end(const LoadSnapshot& at);
+  // Drops the open segment, if any: its steps were discarded (an interrupted segment).
+  void cancel() { open_.reset(); }
 
   bool in_segment() const { return open_.has_value(); }
   int segments() const { return segments_; }

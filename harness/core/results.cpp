@@ -12,7 +12,7 @@ namespace tb {
 
 namespace {
 constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok", "skipped", "failed", "oom",
-                                                             "diverged"};
+                                                             "diverged", "interrupted"};
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.

@@ -56,8 +56,10 @@ struct MemoryStats {
 
 // diverged: the loss went non-finite or exploded (see divergence.hpp); its speed figures are
 // kept but never enter speedups, summaries or comparisons.
-enum class ScenarioStatus { ok, skipped, failed, oom, diverged };
-inline constexpr int kScenarioStatusCount = 5;
+// interrupted: the run was stopped (SIGINT/SIGTERM) before this scenario finished; the segments
+// measured so far are kept as they were, and `run --resume` measures it again from the start.
+enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted };
+inline constexpr int kScenarioStatusCount = 6;
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 
@@ -72,7 +74,7 @@ struct ScenarioResult {
   int measured_steps = 0;
   // "converged": the interval reached steps.target_rel_ci; "rounds": every round ran without
   // reaching it; "no_interval": too few segments for any 95% interval; "in_progress": saved
-  // between rounds, more segments to come.
+  // between rounds, more segments to come; "interrupted": the run stopped before it finished.
   std::string stop_reason;
   bool converged = false;
   std::vector<double> step_times_s;  // every measured step, in order (segments concatenated)

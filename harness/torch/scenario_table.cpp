@@ -7,6 +7,7 @@
 
 #include "harness/capacity/memory_probe.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/core/run_id.hpp"
 #include "harness/torch/registry.hpp"
 
@@ -105,6 +106,8 @@ void ScenarioTable::segment(std::size_t i, int round) {
       slot.session = std::make_unique<ScenarioSession>(
           slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
     slot.session->run_segment(round);
+  } catch (const Interrupted&) {
+    // Not the scenario's failure: the run is stopping, and interrupt_unfinished() records it.
   } catch (...) {
     fail(i, std::current_exception());
   }
@@ -126,6 +129,28 @@ void ScenarioTable::finish(std::size_t i) {
 
 void ScenarioTable::finish_all() {
   for (std::size_t i = 0; i < slots_.size(); ++i) finish(i);
+}
+
+void ScenarioTable::interrupt_unfinished() {
+  for (auto& slot : slots_) {
+    if (slot.result) continue;
+    ScenarioResult r;
+    r.id = scenario_id(slot.params);
+    r.params = slot.params;
+    r.message = "interrupted before it started";
+    if (slot.session) {
+      try {  // what it measured so far; a snapshot that fails loses only that
+        r = slot.session->snapshot();
+        r.message = "interrupted after " + std::to_string(r.segments.size()) + " segment(s)";
+      } catch (const std::exception&) {
+      }
+    }
+    r.status = ScenarioStatus::interrupted;
+    r.stop_reason = "interrupted";
+    r.message += "; trainbench run --resume measures it again";
+    slot.session.reset();
+    slot.result = std::move(r);
+  }
 }
 
 std::vector<ScenarioResult> ScenarioTable::snapshot() const {

@@ -32,12 +32,15 @@ class ScenarioTable {
   bool converged(std::size_t i) const;
 
   // Measures one segment of scenario i in `round` (building it first when needed). A failure
-  // finishes it with that status.
+  // finishes it with that status. An interrupt (interrupt.hpp) drops the unfinished segment and
+  // returns; the caller stops the schedule and calls interrupt_unfinished().
   void segment(std::size_t i, int round);
   // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not;
   // a scenario never measured gets no result.
   void finish(std::size_t i);
   void finish_all();
+  // Marks every scenario not finished yet as "interrupted", keeping the segments it measured.
+  void interrupt_unfinished();
 
   // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
   std::vector<ScenarioResult> snapshot() const;
