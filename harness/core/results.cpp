@@ -6,6 +6,7 @@
 
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_integer.hpp"
 #include "harness/core/json_input.hpp"
 
 namespace tb {
@@ -46,7 +47,7 @@ void to_json(nlohmann::json& j, const Distribution& d) {
        {"median_all_steps", d.median_all_steps}};
 }
 void from_json(const nlohmann::json& j, Distribution& d) {
-  d.n = j.value("n", std::size_t{0});
+  d.n = integer_field(j, "n", std::size_t{0});
   d.median = j.value("median", 0.0);
   d.mean = j.value("mean", 0.0);
   d.stddev = j.value("stddev", 0.0);
@@ -62,7 +63,7 @@ void from_json(const nlohmann::json& j, Distribution& d) {
   // Files from before segments carried an order-statistic interval of the steps alone: it
   // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
   d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
-  d.ci_replicates = j.value("ci_replicates", std::size_t{0});
+  d.ci_replicates = integer_field(j, "ci_replicates", std::size_t{0});
   d.median_all_steps = j.value("median_all_steps", d.median);
 }
 
@@ -70,8 +71,8 @@ void to_json(nlohmann::json& j, const Segment& s) {
   j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
 }
 void from_json(const nlohmann::json& j, Segment& s) {
-  s.round = j.value("round", 0);
-  s.steps = j.value("steps", 0);
+  s.round = integer_field(j, "round", 0);
+  s.steps = integer_field(j, "steps", 0);
   s.median_s = j.value("median_s", 0.0);
   s.started_s = j.value("started_s", 0.0);
 }
@@ -93,10 +94,10 @@ void to_json(nlohmann::json& j, const MemoryStats& m) {
        {"peak_rss_bytes", m.peak_rss_bytes}};
 }
 void from_json(const nlohmann::json& j, MemoryStats& m) {
-  m.peak_allocated_bytes = j.value("peak_allocated_bytes", std::int64_t{0});
-  m.peak_reserved_bytes = j.value("peak_reserved_bytes", std::int64_t{0});
-  m.alloc_retries = j.value("alloc_retries", std::int64_t{0});
-  m.peak_rss_bytes = j.value("peak_rss_bytes", std::int64_t{0});
+  m.peak_allocated_bytes = integer_field(j, "peak_allocated_bytes", std::int64_t{0});
+  m.peak_reserved_bytes = integer_field(j, "peak_reserved_bytes", std::int64_t{0});
+  m.alloc_retries = integer_field(j, "alloc_retries", std::int64_t{0});
+  m.peak_rss_bytes = integer_field(j, "peak_rss_bytes", std::int64_t{0});
 }
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {
@@ -130,8 +131,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.status = parse_status(j.at("status").get<std::string>());
   r.message = j.value("message", "");
   const auto& m = j.at("metrics");
-  r.warmup_steps = m.value("warmup_steps", 0);
-  r.measured_steps = m.value("measured_steps", 0);
+  r.warmup_steps = integer_field(m, "warmup_steps", 0);
+  r.measured_steps = integer_field(m, "measured_steps", 0);
   r.stop_reason = m.value("stop_reason", "");
   r.converged = m.value("converged", r.stop_reason == "converged");
   if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
@@ -140,7 +141,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
   r.loss_start = number_or_nan(m, "loss_start");
   r.loss_end = number_or_nan(m, "loss_end");
-  r.skipped_steps = m.value("skipped_steps", std::int64_t{0});
+  r.skipped_steps = integer_field(m, "skipped_steps", std::int64_t{0});
   r.final_loss_scale = m.value("final_loss_scale", 0.0);
   if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
   r.wall_s = m.value("wall_s", 0.0);
