@@ -36,8 +36,14 @@ std::optional<double> optional_number(const nlohmann::json& j, const char* key) 
   return it->get<double>();
 }
 
+// Clamped first: a float beyond the integer's range (1e300 in an edited file) is undefined
+// behaviour in a cast, and llround's result for it is unspecified.
 std::int64_t integer(const nlohmann::json& j, const char* key) {
-  return static_cast<std::int64_t>(std::llround(number(j, key)));
+  return std::llround(std::clamp(number(j, key), -9.0e18, 9.0e18));
+}
+
+int count(const nlohmann::json& j, const char* key) {
+  return static_cast<int>(std::clamp(number(j, key), 0.0, 1.0e9));
 }
 
 bool flag(const nlohmann::json& j, const char* key) {
@@ -87,12 +93,12 @@ std::optional<LossParityView> loss_parity_of(const ScenarioResult& s) {
 StatusCounts status_counts(const RunResult& run) {
   StatusCounts c;
   if (const auto* s = section(run.extra, "summary"); s != nullptr && s->contains("ok")) {
-    c.ok = static_cast<int>(number(*s, "ok"));
-    c.failed = static_cast<int>(number(*s, "failed"));
-    c.skipped = static_cast<int>(number(*s, "skipped"));
-    c.oom = static_cast<int>(number(*s, "oom"));
-    c.diverged = static_cast<int>(number(*s, "diverged"));
-    c.contended = static_cast<int>(number(*s, "contended"));
+    c.ok = count(*s, "ok");
+    c.failed = count(*s, "failed");
+    c.skipped = count(*s, "skipped");
+    c.oom = count(*s, "oom");
+    c.diverged = count(*s, "diverged");
+    c.contended = count(*s, "contended");
     return c;
   }
   for (const auto& sc : run.scenarios) {
@@ -152,7 +158,7 @@ std::optional<ProfileView> profile_of(const ScenarioResult& s) {
   if (p == nullptr) return std::nullopt;
   ProfileView v;
   v.traces = traces_of(s);
-  if (auto w = optional_number(*p, "window_steps")) v.window_steps = static_cast<std::int64_t>(std::llround(*w));
+  if (optional_number(*p, "window_steps")) v.window_steps = integer(*p, "window_steps");
   v.overhead_vs_timed = optional_number(*p, "overhead_vs_timed");
   return v;
 }
@@ -205,7 +211,7 @@ RunCapacityView run_capacity_of(const RunResult& run) {
     m.fixed_bytes = number(*e, "fixed_bytes");
     m.per_sample_bytes = number(*e, "per_sample_bytes");
     m.r2 = optional_number(*e, "r2");
-    if (auto limit = optional_number(*e, "memory_bytes")) m.memory_bytes = static_cast<std::int64_t>(*limit);
+    if (optional_number(*e, "memory_bytes")) m.memory_bytes = integer(*e, "memory_bytes");
     m.predicted_max_batch = integer(*e, "predicted_max_batch");
     v.memory_fit.push_back(std::move(m));
   }

@@ -424,6 +424,22 @@ void check_array_indices(const json& j, const std::vector<std::string>& segments
   }
 }
 
+// Nesting depth of `j` (a scalar is 0, [] is 1), without recursion. A file is bounded by
+// check_json_bounds as it is read, but overrides nest values into values: each one could go
+// 64 levels deeper than the last, until dump and copy overflow the stack.
+int nesting_depth(const json& j) {
+  int deepest = 0;
+  std::vector<std::pair<const json*, int>> pending{{&j, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    deepest = std::max(deepest, depth + 1);
+    for (const auto& child : *value) pending.emplace_back(&child, depth + 1);
+  }
+  return deepest;
+}
+
 // A bare --set value is kept as a string, and results.json, the history and every report dump
 // it: text that is not UTF-8 would make that dump throw after the whole run.
 bool valid_utf8(const std::string& text) {
@@ -576,6 +592,8 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
     } catch (const json::exception& e) {
       throw InputError("--set", field, "cannot set this path: " + json_error_text(e));
     }
+    if (nesting_depth(j) > kMaxJsonDepth)
+      throw InputError("--set", field, "nests the matrix more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   }
   return j;
 }

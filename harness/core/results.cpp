@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
@@ -28,6 +29,21 @@ std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
   for (const auto& v : j.at(key))
     out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
   return out;
+}
+
+// The keys reports and comparisons read from metrics.disturbance, with the type they read them
+// as: checked here once, so an edited file is refused by name instead of throwing mid-report.
+void check_disturbance(const nlohmann::json& d) {
+  if (!d.is_object()) throw std::invalid_argument("metrics.disturbance: must be an object");
+  using Is = bool (nlohmann::json::*)() const noexcept;
+  const auto expect = [&](const char* key, Is is, const char* what) {
+    const auto it = d.find(key);
+    if (it != d.end() && !((*it).*is)())
+      throw std::invalid_argument(std::string("metrics.disturbance.") + key + ": must be " + what);
+  };
+  expect("contended", &nlohmann::json::is_boolean, "true or false");
+  expect("reason", &nlohmann::json::is_string, "a string");
+  expect("other_cpu_cores", &nlohmann::json::is_number, "a number");
 }
 }  // namespace
 
@@ -146,6 +162,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
   r.wall_s = m.value("wall_s", 0.0);
   r.disturbance = m.value("disturbance", nlohmann::json::object());
+  check_disturbance(r.disturbance);
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
     r.step_times_s = s.value("step_time_s", std::vector<double>{});

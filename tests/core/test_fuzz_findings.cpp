@@ -38,10 +38,10 @@ RunResult load_results_text(const std::string& text) {
   return load_results(path.string());
 }
 
-// A results.json with one scenario whose params carry `params`.
-std::string results_with_params(const std::string& params) {
-  return R"({"schema_version": 1, "run_id": "r", "scenarios": [{"id": "s", "status": "ok",
-             "metrics": {}, "params": )" + params + "}]}";
+// A results.json with one scenario of these metrics and params.
+std::string results_text(const std::string& metrics, const std::string& params) {
+  return R"({"schema_version": 1, "run_id": "r", "scenarios": [{"id": "s", "status": "ok", "metrics": )" +
+         metrics + R"(, "params": )" + params + "}]}";
 }
 
 struct Finding {
@@ -55,6 +55,13 @@ TEST(FuzzFindings, EachIsACleanInputError) {
       {"--set index far past the end of a list (allocated billions of nulls)",
        [] { parse_with_overrides({"axes.batch.4000000000=1"}); },
        "--set: axes.batch.4000000000: index 4000000000 is past the end of the list (2 values)"},
+      {"--set overrides nesting values into values past the depth limit (stack overflow in dump)",
+       [] {
+         std::string key = "model_options";
+         for (int i = 0; i < 40; ++i) key += ".x";
+         parse_with_overrides({key + "=" + std::string(40, '[') + std::string(40, ']')});
+       },
+       "nests the matrix more than 64 levels deep"},
       {"--set value that is not UTF-8 (results.json could not be written after the run)",
        [] { parse_with_overrides({"name=\xff\xfe"}); }, "--set: an override is not valid UTF-8 text"},
       {"dataset path with a name too long (filesystem_error escaped)",
@@ -75,11 +82,17 @@ TEST(FuzzFindings, EachIsACleanInputError) {
        },
        "m.json: axes: the axes multiply to more than 10000 scenarios"},
       {"results.json integer field holding 1e300 (float-to-int conversion, undefined behaviour)",
-       [] { load_results_text(results_with_params(R"({"workers": 1e300})")); },
+       [] { load_results_text(results_text("{}", R"({"workers": 1e300})")); },
        "workers: must be an integer in [-2147483648, 2147483647], got 1e+300"},
       {"results.json batch * accumulation past an int (signed overflow)",
-       [] { load_results_text(results_with_params(R"({"batch": 2147483647, "accumulation": 2})")); },
+       [] { load_results_text(results_text("{}", R"({"batch": 2147483647, "accumulation": 2})")); },
        "batch * accumulation does not fit an integer"},
+      {"results.json disturbance of the wrong shape (reports threw a library type error)",
+       [] { load_results_text(results_text(R"({"disturbance": 7})", "{}")); },
+       "metrics.disturbance: must be an object"},
+      {"results.json disturbance reason that is not text",
+       [] { load_results_text(results_text(R"({"disturbance": {"contended": true, "reason": 3}})", "{}")); },
+       "metrics.disturbance.reason: must be a string"},
   };
   for (const auto& f : findings) {
     std::string message = "no error";
