@@ -2,11 +2,14 @@
 // horizontal flip, normalisation), so that data-loader workers matter as they do for ImageNet.
 // trainbench writes the files itself on first use: each class is a coloured pattern plus noise.
 #include <atomic>
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <random>
+#include <stdexcept>
 
 #include <ATen/ATen.h>
 
@@ -80,7 +83,15 @@ void generate(const std::string& root, std::int64_t samples, std::int64_t classe
   std::mt19937 rng(1234);  // fixed: the files are a cache shared by every run
   std::vector<std::string> names;
   for (std::int64_t i = 0; i < samples; ++i) {
-    write_jpeg(file_name(root, i, classes), make_image(i, classes, stored, rng));
+    // Renamed into place: another process reading the cache while this one rebuilds it sees
+    // the old file or the new one (the same bytes), never half of one.
+    const std::string target = file_name(root, i, classes);
+    const std::string temporary = temporary_path_for(target).string();
+    write_jpeg(temporary, make_image(i, classes, stored, rng));
+    if (std::rename(temporary.c_str(), target.c_str()) != 0) {
+      std::remove(temporary.c_str());
+      throw std::runtime_error("cannot write " + target + ": " + std::strerror(errno));
+    }
     names.push_back(relative_name(i, classes));
   }
   write_cache_manifest(root, names);
