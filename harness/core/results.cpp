@@ -199,7 +199,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
 RunResult load_results(const std::string& path_in) {
   namespace fs = std::filesystem;
   std::string path = path_in;
-  if (fs::is_directory(path)) path = (fs::path(path) / "results.json").string();
+  std::error_code ec;  // a path too long to look up is the reader's "cannot open", not a throw
+  if (fs::is_directory(path, ec)) path = (fs::path(path) / "results.json").string();
   const nlohmann::json j = read_json_file(path, "results file");
   TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
   TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
@@ -219,7 +220,8 @@ RunResult load_results(const std::string& path_in) {
 }
 
 void save_results(const RunResult& run, const std::string& path) {
-  write_file_durably(path, nlohmann::json(run).dump(2) + '\n');
+  // replace: a message or a command-line argument that is not UTF-8 must not lose the run.
+  write_file_durably(path, nlohmann::json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
 }
 
 const ScenarioResult* find_scenario(const RunResult& run, const std::string& id) {
