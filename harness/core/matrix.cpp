@@ -385,7 +385,9 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
 }
 
 // The axes multiply before exclude removes anything: a few kilobytes of axis values could ask for
-// billions of scenarios, which expand() would build in memory.
+// billions of scenarios, which expand() would build in memory. 10,000 is weeks of measuring.
+constexpr std::size_t kMaxScenarios = 10'000;
+
 void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
   const std::size_t sizes[] = {spec.models.size(), spec.precisions.size(), spec.workers.size(),
                                spec.accumulation.size(), spec.batch_search ? 1 : spec.batch.size()};

@@ -24,7 +24,6 @@ inline constexpr int kMaxAccumulation = 1024;           // axes.accumulation
 inline constexpr int kMaxBatch = 1 << 20;               // axes.batch: times accumulation fits an int
 inline constexpr int kMaxProfileWindow = 10'000;        // profile.window
 inline constexpr double kMaxOtherCpuCores = 4096;       // contention.other_cpu_cores
-inline constexpr std::size_t kMaxScenarios = 10'000;    // the product of the axes, before exclude
 
 // A parsed, validated matrix. Axis vectors are never empty, except `batch` when batch_search.
 struct MatrixSpec {
