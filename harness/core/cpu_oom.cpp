@@ -8,16 +8,17 @@ namespace tb {
 
 namespace {
 
-// The digits in "... allocate <N> bytes", or "" when the message has no size.
+// The digits in "... allocate <N> bytes", or "" when the message has no size ("can't allocate
+// memory: you tried to allocate 8 bytes" has two "allocate"s: the one with digits counts).
 std::string requested_bytes(const std::string& what) {
   const std::string marker = "allocate ";
-  const auto at = what.find(marker);
-  if (at == std::string::npos) return "";
-  std::size_t end = at + marker.size();
-  while (end < what.size() && std::isdigit(static_cast<unsigned char>(what[end]))) ++end;
-  const std::string digits = what.substr(at + marker.size(), end - at - marker.size());
-  if (digits.empty() || what.compare(end, 6, " bytes") != 0) return "";
-  return digits;
+  for (auto at = what.find(marker); at != std::string::npos; at = what.find(marker, at + 1)) {
+    const std::size_t begin = at + marker.size();
+    std::size_t end = begin;
+    while (end < what.size() && std::isdigit(static_cast<unsigned char>(what[end]))) ++end;
+    if (end > begin && what.compare(end, 6, " bytes") == 0) return what.substr(begin, end - begin);
+  }
+  return "";
 }
 
 }  // namespace

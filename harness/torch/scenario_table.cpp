@@ -52,7 +52,9 @@ void record_failure(ScenarioResult& r, const ScenarioParams& params, std::except
     r.message = e.what();
   } catch (const c10::OutOfMemoryError& e) {
     r.status = ScenarioStatus::oom;
-    r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
+    const std::string what = e.what_without_backtrace();
+    const auto cpu = cpu_oom_message(what);  // some LibTorch versions raise this type on the CPU too
+    r.message = cpu ? *cpu : "CUDA out of memory: " + what;
     if (params.device == "cuda") at::accelerator::emptyCache();
   } catch (const MemoryBudgetExceeded& e) {
     r.status = ScenarioStatus::oom;
