@@ -1,6 +1,8 @@
 // Inputs the fuzz targets (tests/fuzz/) found to crash, exhaust memory or leak a library error,
 // each now a clean InputError naming the source and the field. The same inputs are replayed by
 // the fuzz tests from tests/fuzz/regressions/.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -34,7 +36,7 @@ RunResult load_results_text(const std::string& text) {
   struct Remove {
     fs::path p;
     ~Remove() { fs::remove(p); }
-  } remove{path};
+  } cleanup{path};
   return load_results(path.string());
 }
 
