@@ -14,6 +14,13 @@
 
 namespace tb::report {
 
+// One field of an extra section, never throwing: `fallback` (false) when `j` is not an object,
+// lacks the key or holds another type there, as in a results.json edited by hand.
+double field_number(const nlohmann::json& j, const char* key, double fallback = 0.0);
+std::string field_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+std::int64_t field_integer(const nlohmann::json& j, const char* key, std::int64_t fallback = 0);  // rounded, clamped
+bool field_flag(const nlohmann::json& j, const char* key);
+
 struct ComparisonView {
   std::string baseline_id;
   double speedup = 0, ci_low = 0, ci_high = 0;

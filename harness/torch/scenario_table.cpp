@@ -1,11 +1,13 @@
 #include "harness/torch/scenario_table.hpp"
 
 #include <cstdio>
+#include <new>
 
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 
 #include "harness/capacity/memory_probe.hpp"
+#include "harness/core/cpu_oom.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/interrupt.hpp"
 #include "harness/core/run_id.hpp"
@@ -51,14 +53,21 @@ void record_failure(ScenarioResult& r, const ScenarioParams& params, std::except
     r.message = e.what();
   } catch (const c10::OutOfMemoryError& e) {
     r.status = ScenarioStatus::oom;
-    r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
+    const std::string what = e.what_without_backtrace();
+    const auto cpu = cpu_oom_message(what);  // some LibTorch versions raise this type on the CPU too
+    r.message = cpu ? *cpu : "CUDA out of memory: " + what;
     if (params.device == "cuda") at::accelerator::emptyCache();
   } catch (const MemoryBudgetExceeded& e) {
     r.status = ScenarioStatus::oom;
     r.message = e.what();
   } catch (const c10::Error& e) {
-    r.status = ScenarioStatus::failed;
-    r.message = e.what_without_backtrace();
+    const std::string what = e.what_without_backtrace();
+    const auto oom = cpu_oom_message(what);
+    r.status = oom ? ScenarioStatus::oom : ScenarioStatus::failed;
+    r.message = oom ? *oom : what;
+  } catch (const std::bad_alloc&) {
+    r.status = ScenarioStatus::oom;
+    r.message = cpu_bad_alloc_message();
   } catch (const std::exception& e) {
     r.status = ScenarioStatus::failed;
     r.message = e.what();
