@@ -31,7 +31,7 @@ const std::vector<std::string>& matrix_axis_names() {
 }
 
 const OptionSet& capacity_option_set() {
-  constexpr double kIntMax = std::numeric_limits<int>::max();
+  static constexpr double kIntMax = std::numeric_limits<int>::max();  // static: clang needs no capture
   static const OptionSet set = [] {
     OptionSet s;
     s.options = {

@@ -210,8 +210,9 @@ void validate_options(const json& given, const OptionSet& set, const OptionConte
   std::vector<std::string> known;
   for (const auto& spec : set.options) known.push_back(spec.name);
   for (const auto& [key, value] : given.items()) {
+    const std::string& name = key;  // clang before 16 cannot capture a structured binding
     const auto spec = std::find_if(set.options.begin(), set.options.end(),
-                                   [&](const OptionSpec& s) { return s.name == key; });
+                                   [&](const OptionSpec& s) { return s.name == name; });
     if (spec == set.options.end()) {
       std::string message = "unknown option";
       if (!context.owner.empty()) message += " of " + context.owner;
