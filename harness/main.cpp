@@ -18,8 +18,14 @@ commands:
       [--profile|--no-profile] [--memory-budget SIZE] [--history DB|--no-history]
       [--isolate|--no-isolate]
         run a scenario matrix (default scenarios/quick.json); results in DIR (default
-        results/<run-id>/): results.json, reports, traces. --isolate: each scenario in its own
-        process, so a crash (segfault, abort) is that scenario's status "crashed"
+        results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it
+        cleanly between steps and saves what finished; a second one stops it at once.
+        --isolate: each scenario in its own process, so a crash (segfault, abort) is that
+        scenario's status "crashed"
+  run --resume DIR [MATRIX] [--force] [options]
+        finish an interrupted run: measure again the scenarios of DIR/results.json that are
+        not ok or skipped, merged into the same results (refused when the matrix or the
+        hardware changed, unless --force)
   list MATRIX [--set PATH=JSON]...     print the expanded scenarios without running them
   report RESULTS [--format LIST] [--out DIR]
                                        re-render reports from a saved results.json
@@ -38,7 +44,8 @@ commands:
 exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
             4 compare/ab refused (contended measurements); 5 an output (results, report, trace,
-            history) could not be written: full disk, unwritable folder (the previous file is kept)
+            history) could not be written: full disk, unwritable folder (the previous file is kept);
+            130/143 run interrupted by SIGINT/SIGTERM (finish it with run --resume DIR)
 )";
 
 }  // namespace

@@ -108,7 +108,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     if (s.status == ScenarioStatus::ok) continue;
     if (!notes) os << '\n';
     notes = true;
-    os << pad(to_string(s.status), 8) << s.id << ": "
+    os << pad(std::string(to_string(s.status)) + ' ', 8) << s.id << ": "  // a space after any length
        << (s.message.empty() ? "(no reason recorded)" : s.message) << '\n';
   }
   for (const auto& s : run.scenarios)
@@ -134,6 +134,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     os << "-";
   os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
      << ", oom " << counts.oom << ", diverged " << counts.diverged;
+  if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
   if (counts.crashed > 0) os << ", crashed " << counts.crashed;
   if (counts.contended > 0) os << ", contended " << counts.contended;
   os << '\n';

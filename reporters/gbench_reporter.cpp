@@ -1,5 +1,6 @@
 #include "reporters/gbench_reporter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +35,7 @@ SystemInfo recorded_host(const nlohmann::json& env) {
   if (!env.is_object() || !env.contains("host") || !env.at("host").is_object()) return {};
   try {
     return env.at("host").get<SystemInfo>();
-  } catch (const nlohmann::json::exception&) {
+  } catch (const std::exception&) {  // a type error, or an integer out of range (json_integer.hpp)
     return {};
   }
 }
@@ -67,9 +68,10 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
       {"date", date.is_string() ? date : nlohmann::json("")},
       {"host_name", host.is_string() ? host : nlohmann::json("")},
       {"executable", "trainbench"},
-      {"num_cpus", cpus.is_number() ? cpus.get<int>() : 0},
+      // Clamped before the cast: an edited file's 1e300 would be undefined behaviour.
+      {"num_cpus", cpus.is_number() ? static_cast<int>(std::clamp(cpus.get<double>(), 0.0, 1e6)) : 0},
       // google/benchmark rounds cycles per second / 1e6 to a whole number.
-      {"mhz_per_cpu", mhz.is_number() ? std::llround(mhz.get<double>()) : 0},
+      {"mhz_per_cpu", mhz.is_number() ? std::llround(std::clamp(mhz.get<double>(), 0.0, 1e9)) : 0},
       {"caches", machine.caches},
       {"load_avg", machine.load_avg},
       {"library_build_type", build_type},

@@ -1,5 +1,6 @@
 #include "reporters/html_reporter.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -51,6 +52,10 @@ std::string read_file(const std::string& path) {
 std::string num_td(const std::string& v) { return "<td class=\"num\">" + esc(v) + "</td>"; }
 std::string td(const std::string& v) { return "<td>" + esc(v) + "</td>"; }
 
+// A fitted byte count (a double) truncated to whole bytes; clamped, since casting a double
+// beyond the integer's range (1e300 in an edited file) is undefined behaviour.
+std::int64_t whole_bytes(double v) { return static_cast<std::int64_t>(std::clamp(v, -9.0e18, 9.0e18)); }
+
 // Scalar JSON value for a table cell.
 std::string scalar(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -65,7 +70,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   for (const auto& s : run.scenarios)
     if (auto lp = loss_parity_of(s); lp && !lp->ok) ++drift;
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
-                       counts.crashed > 0 || counts.contended > 0 || drift > 0;
+                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
 
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
@@ -79,6 +84,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
      << " skipped · " << counts.oom << " oom";
   if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
+  if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
   if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
   if (counts.contended > 0) os << " · <span class=\"warn\">" << counts.contended << " contended</span>";
   if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
@@ -186,17 +192,17 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
 void render_capacity(std::ostream& os, const RunResult& run) {
   std::ostringstream per_scenario;
   for (const auto& s : run.scenarios) {
-    if (!s.extra.is_object() || !s.extra.contains("capacity")) continue;
+    if (!s.extra.is_object() || !s.extra.contains("capacity") || !s.extra.at("capacity").is_object()) continue;
     const auto& c = s.extra.at("capacity");
-    auto num = [&c](const char* key) { return c.contains(key) && c.at(key).is_number() ? c.at(key).get<double>() : 0.0; };
+    auto num = [&c](const char* key) { return field_number(c, key); };
     const auto fps = c.value("flops_per_sample", nlohmann::json::object());
     const auto proj = c.value("projection", nlohmann::json::object());
-    auto pnum = [&proj](const char* key) { return proj.contains(key) && proj.at(key).is_number() ? proj.at(key).get<double>() : 0.0; };
+    auto pnum = [&proj](const char* key) { return field_number(proj, key); };
     per_scenario << "<tr><td><code>" << esc(s.id) << "</code></td>"
                  << num_td(fps.contains("total") && fps.at("total").is_number() ? fixed(fps.at("total").get<double>() / 1e9, 3) : "-")
                  << num_td(fixed(num("achieved_flops_per_s") / 1e12, 2))
                  << num_td(fixed(num("peak_flops_per_s") / 1e12, 1))
-                 << td(c.value("peak_source", "-"));
+                 << td(field_text(c, "peak_source", "-"));
     const auto view = report::capacity_of(s);
     if (view && !view->mfu_error.empty() && view->peak_flops_per_s > 0)
       per_scenario << "<td class=\"num bad\" title=\"" << esc(view->mfu_error) << "\">"
@@ -234,16 +240,17 @@ void render_capacity(std::ostream& os, const RunResult& run) {
           "<th>probes (batch: samples/s, peak)</th></tr>\n";
     for (const auto& b : run_cap.at("batch_search")) {
       std::string probes;
-      for (const auto& p : b.value("probes", nlohmann::json::array())) {
+      const auto listed = b.is_object() ? b.value("probes", nlohmann::json::array()) : nlohmann::json::array();
+      for (const auto& p : listed.is_array() ? listed : nlohmann::json::array()) {
         if (!probes.empty()) probes += " · ";
-        probes += std::to_string(p.value("batch", 0)) + ": ";
-        probes += p.value("fits", false)
-                      ? rate(p.value("samples_per_s", 0.0)) + ", " + bytes(p.value("peak_bytes", std::int64_t{0}))
+        probes += std::to_string(field_integer(p, "batch")) + ": ";
+        probes += field_flag(p, "fits")
+                      ? rate(field_number(p, "samples_per_s")) + ", " + bytes(field_integer(p, "peak_bytes"))
                       : std::string("does not fit");
       }
-      os << "<tr>" << td(b.value("model", "-")) << td(b.value("precision", "-"))
-         << num_td(std::to_string(b.value("max_batch", 0))) << num_td(std::to_string(b.value("best_batch", 0)))
-         << num_td(rate(b.value("best_samples_per_s", 0.0))) << "<td class=\"wrap\">" << esc(probes)
+      os << "<tr>" << td(field_text(b, "model", "-")) << td(field_text(b, "precision", "-"))
+         << num_td(std::to_string(field_integer(b, "max_batch"))) << num_td(std::to_string(field_integer(b, "best_batch")))
+         << num_td(rate(field_number(b, "best_samples_per_s"))) << "<td class=\"wrap\">" << esc(probes)
          << "</td></tr>\n";
     }
     os << "</table>\n";
@@ -253,10 +260,10 @@ void render_capacity(std::ostream& os, const RunResult& run) {
           "<tr><th>model</th><th>precision</th><th>fixed</th><th>per sample</th><th>R²</th>"
           "<th>predicted max batch</th></tr>\n";
     for (const auto& m : run_cap.at("memory_fit"))
-      os << "<tr>" << td(m.value("model", "-")) << td(m.value("precision", "-"))
-         << num_td(bytes(m.value("fixed_bytes", std::int64_t{0})))
-         << num_td(bytes(m.value("per_sample_bytes", std::int64_t{0})))
-         << num_td(fixed(m.value("r2", 0.0), 4)) << num_td(std::to_string(m.value("predicted_max_batch", 0)))
+      os << "<tr>" << td(field_text(m, "model", "-")) << td(field_text(m, "precision", "-"))
+         << num_td(bytes(whole_bytes(field_number(m, "fixed_bytes"))))
+         << num_td(bytes(whole_bytes(field_number(m, "per_sample_bytes"))))
+         << num_td(fixed(field_number(m, "r2"), 4)) << num_td(std::to_string(field_integer(m, "predicted_max_batch")))
          << "</tr>\n";
     os << "</table>\n";
   }

@@ -11,18 +11,6 @@ namespace tb::report {
 
 namespace {
 
-double number(const nlohmann::json& j, const char* key, double fallback = 0.0) {
-  if (!j.is_object()) return fallback;
-  auto it = j.find(key);
-  return (it != j.end() && it->is_number()) ? it->get<double>() : fallback;
-}
-
-std::string text(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return (it != j.end() && it->is_string()) ? it->get<std::string>() : "";
-}
-
 const nlohmann::json* section(const nlohmann::json& extra, const char* key) {
   if (!extra.is_object()) return nullptr;
   auto it = extra.find(key);
@@ -36,14 +24,8 @@ std::optional<double> optional_number(const nlohmann::json& j, const char* key) 
   return it->get<double>();
 }
 
-std::int64_t integer(const nlohmann::json& j, const char* key) {
-  return static_cast<std::int64_t>(std::llround(number(j, key)));
-}
-
-bool flag(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return false;
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
+int count(const nlohmann::json& j, const char* key) {
+  return static_cast<int>(std::clamp(field_number(j, key), 0.0, 1.0e9));
 }
 
 // The object entries of an array-valued key ({} and non-objects skipped).
@@ -59,16 +41,41 @@ std::vector<const nlohmann::json*> entries(const nlohmann::json* parent, const c
 
 }  // namespace
 
+double field_number(const nlohmann::json& j, const char* key, double fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return (it != j.end() && it->is_number()) ? it->get<double>() : fallback;
+}
+
+std::string field_text(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return (it != j.end() && it->is_string()) ? it->get<std::string>() : fallback;
+}
+
+// Clamped first: a float beyond the integer's range (1e300 in an edited file) is undefined
+// behaviour in a cast, and llround's result for it is unspecified.
+std::int64_t field_integer(const nlohmann::json& j, const char* key, std::int64_t fallback) {
+  const auto v = optional_number(j, key);
+  return v ? std::llround(std::clamp(*v, -9.0e18, 9.0e18)) : fallback;
+}
+
+bool field_flag(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return false;
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::optional<ComparisonView> comparison_of(const ScenarioResult& s) {
   const auto* c = section(s.extra, "comparison");
   if (c == nullptr || !c->contains("speedup")) return std::nullopt;
   ComparisonView v;
-  v.baseline_id = text(*c, "baseline_id");
-  v.speedup = number(*c, "speedup");
-  v.ci_low = number(*c, "ci_low", v.speedup);
-  v.ci_high = number(*c, "ci_high", v.speedup);
+  v.baseline_id = field_text(*c, "baseline_id");
+  v.speedup = field_number(*c, "speedup");
+  v.ci_low = field_number(*c, "ci_low", v.speedup);
+  v.ci_high = field_number(*c, "ci_high", v.speedup);
   if (auto it = c->find("ci_valid"); it != c->end() && it->is_boolean()) v.ci_valid = it->get<bool>();
-  v.verdict = text(*c, "verdict");
+  v.verdict = field_text(*c, "verdict");
   return v;
 }
 
@@ -76,9 +83,9 @@ std::optional<LossParityView> loss_parity_of(const ScenarioResult& s) {
   const auto* p = section(s.extra, "loss_parity");
   if (p == nullptr) return std::nullopt;
   LossParityView v;
-  v.reference_id = text(*p, "reference_id");
-  v.rel_drift = number(*p, "rel_drift");
-  v.tolerance = number(*p, "tolerance");
+  v.reference_id = field_text(*p, "reference_id");
+  v.rel_drift = field_number(*p, "rel_drift");
+  v.tolerance = field_number(*p, "tolerance");
   auto ok = p->find("ok");
   v.ok = (ok != p->end() && ok->is_boolean()) ? ok->get<bool>() : v.rel_drift <= v.tolerance;
   return v;
@@ -87,13 +94,14 @@ std::optional<LossParityView> loss_parity_of(const ScenarioResult& s) {
 StatusCounts status_counts(const RunResult& run) {
   StatusCounts c;
   if (const auto* s = section(run.extra, "summary"); s != nullptr && s->contains("ok")) {
-    c.ok = static_cast<int>(number(*s, "ok"));
-    c.failed = static_cast<int>(number(*s, "failed"));
-    c.skipped = static_cast<int>(number(*s, "skipped"));
-    c.oom = static_cast<int>(number(*s, "oom"));
-    c.diverged = static_cast<int>(number(*s, "diverged"));
-    c.crashed = static_cast<int>(number(*s, "crashed"));  // 0 in files from before the status
-    c.contended = static_cast<int>(number(*s, "contended"));
+    c.ok = count(*s, "ok");
+    c.failed = count(*s, "failed");
+    c.skipped = count(*s, "skipped");
+    c.oom = count(*s, "oom");
+    c.diverged = count(*s, "diverged");
+    c.interrupted = count(*s, "interrupted");
+    c.crashed = count(*s, "crashed");  // 0 in files from before the status
+    c.contended = count(*s, "contended");
     return c;
   }
   for (const auto& sc : run.scenarios) {
@@ -103,6 +111,7 @@ StatusCounts status_counts(const RunResult& run) {
       case ScenarioStatus::skipped: ++c.skipped; break;
       case ScenarioStatus::oom: ++c.oom; break;
       case ScenarioStatus::diverged: ++c.diverged; break;
+      case ScenarioStatus::interrupted: ++c.interrupted; break;
       case ScenarioStatus::crashed: ++c.crashed; break;
     }
     if (sc.contended()) ++c.contended;
@@ -114,9 +123,9 @@ std::optional<GeomeanView> geomean_of(const RunResult& run) {
   const auto* s = section(run.extra, "summary");
   if (s == nullptr || !s->contains("geomean_speedup")) return std::nullopt;
   GeomeanView g;
-  g.speedup = number(*s, "geomean_speedup");
-  g.ci_low = number(*s, "geomean_ci_low", g.speedup);
-  g.ci_high = number(*s, "geomean_ci_high", g.speedup);
+  g.speedup = field_number(*s, "geomean_speedup");
+  g.ci_low = field_number(*s, "geomean_ci_low", g.speedup);
+  g.ci_high = field_number(*s, "geomean_ci_high", g.speedup);
   if (auto it = s->find("geomean_ci_valid"); it != s->end() && it->is_boolean())
     g.ci_valid = it->get<bool>();
   return g;
@@ -154,7 +163,7 @@ std::optional<ProfileView> profile_of(const ScenarioResult& s) {
   if (p == nullptr) return std::nullopt;
   ProfileView v;
   v.traces = traces_of(s);
-  if (auto w = optional_number(*p, "window_steps")) v.window_steps = static_cast<std::int64_t>(std::llround(*w));
+  if (optional_number(*p, "window_steps")) v.window_steps = field_integer(*p, "window_steps");
   v.overhead_vs_timed = optional_number(*p, "overhead_vs_timed");
   return v;
 }
@@ -164,19 +173,19 @@ std::optional<ScenarioCapacityView> capacity_of(const ScenarioResult& s) {
   if (c == nullptr) return std::nullopt;
   ScenarioCapacityView v;
   if (const auto* f = section(*c, "flops_per_sample")) v.flops_per_sample = optional_number(*f, "total");
-  v.achieved_flops_per_s = number(*c, "achieved_flops_per_s");
-  v.peak_flops_per_s = number(*c, "peak_flops_per_s");
-  v.mfu = number(*c, "mfu");
-  v.peak_source = text(*c, "peak_source");
-  v.mfu_error = text(*c, "mfu_error");
+  v.achieved_flops_per_s = field_number(*c, "achieved_flops_per_s");
+  v.peak_flops_per_s = field_number(*c, "peak_flops_per_s");
+  v.mfu = field_number(*c, "mfu");
+  v.peak_source = field_text(*c, "peak_source");
+  v.mfu_error = field_text(*c, "mfu_error");
   if (v.mfu_error.empty() && v.peak_flops_per_s > 0) v.mfu_error = capacity::mfu_error(v.mfu);
   if (const auto* p = section(*c, "projection")) {
     ProjectionView pv;
-    pv.target_samples = number(*p, "target_samples");
-    pv.time_s = number(*p, "time_s");
-    pv.ci_low_s = number(*p, "ci_low_s", pv.time_s);
-    pv.ci_high_s = number(*p, "ci_high_s", pv.time_s);
-    pv.device_hours = number(*p, "device_hours");
+    pv.target_samples = field_number(*p, "target_samples");
+    pv.time_s = field_number(*p, "time_s");
+    pv.ci_low_s = field_number(*p, "ci_low_s", pv.time_s);
+    pv.ci_high_s = field_number(*p, "ci_high_s", pv.time_s);
+    pv.device_hours = field_number(*p, "device_hours");
     pv.cost = optional_number(*p, "cost");
     v.projection = pv;
   }
@@ -187,28 +196,28 @@ RunCapacityView run_capacity_of(const RunResult& run) {
   RunCapacityView v;
   const auto* c = section(run.extra, "capacity");
   if (c == nullptr) return v;
-  v.memory_limit_bytes = integer(*c, "memory_limit_bytes");
-  v.limit_source = text(*c, "limit_source");
+  v.memory_limit_bytes = field_integer(*c, "memory_limit_bytes");
+  v.limit_source = field_text(*c, "limit_source");
   for (const auto* e : entries(c, "batch_search")) {
     BatchSearchView b;
-    b.model = text(*e, "model");
-    b.precision = text(*e, "precision");
-    b.max_batch = integer(*e, "max_batch");
-    b.best_batch = integer(*e, "best_batch");
-    b.best_samples_per_s = number(*e, "best_samples_per_s");
-    b.hit_limit = flag(*e, "hit_limit");
-    for (const auto* p : entries(e, "probes")) b.probes.emplace_back(integer(*p, "batch"), flag(*p, "fits"));
+    b.model = field_text(*e, "model");
+    b.precision = field_text(*e, "precision");
+    b.max_batch = field_integer(*e, "max_batch");
+    b.best_batch = field_integer(*e, "best_batch");
+    b.best_samples_per_s = field_number(*e, "best_samples_per_s");
+    b.hit_limit = field_flag(*e, "hit_limit");
+    for (const auto* p : entries(e, "probes")) b.probes.emplace_back(field_integer(*p, "batch"), field_flag(*p, "fits"));
     v.batch_search.push_back(std::move(b));
   }
   for (const auto* e : entries(c, "memory_fit")) {
     MemoryFitView m;
-    m.model = text(*e, "model");
-    m.precision = text(*e, "precision");
-    m.fixed_bytes = number(*e, "fixed_bytes");
-    m.per_sample_bytes = number(*e, "per_sample_bytes");
+    m.model = field_text(*e, "model");
+    m.precision = field_text(*e, "precision");
+    m.fixed_bytes = field_number(*e, "fixed_bytes");
+    m.per_sample_bytes = field_number(*e, "per_sample_bytes");
     m.r2 = optional_number(*e, "r2");
-    if (auto limit = optional_number(*e, "memory_bytes")) m.memory_bytes = static_cast<std::int64_t>(*limit);
-    m.predicted_max_batch = integer(*e, "predicted_max_batch");
+    if (optional_number(*e, "memory_bytes")) m.memory_bytes = field_integer(*e, "memory_bytes");
+    m.predicted_max_batch = field_integer(*e, "predicted_max_batch");
     v.memory_fit.push_back(std::move(m));
   }
   return v;

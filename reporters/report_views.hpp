@@ -14,6 +14,13 @@
 
 namespace tb::report {
 
+// One field of an extra section, never throwing: `fallback` (false) when `j` is not an object,
+// lacks the key or holds another type there, as in a results.json edited by hand.
+double field_number(const nlohmann::json& j, const char* key, double fallback = 0.0);
+std::string field_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+std::int64_t field_integer(const nlohmann::json& j, const char* key, std::int64_t fallback = 0);  // rounded, clamped
+bool field_flag(const nlohmann::json& j, const char* key);
+
 struct ComparisonView {
   std::string baseline_id;
   double speedup = 0, ci_low = 0, ci_high = 0;
@@ -30,7 +37,7 @@ struct LossParityView {
 std::optional<LossParityView> loss_parity_of(const ScenarioResult& s);
 
 struct StatusCounts {
-  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, crashed = 0, contended = 0;
+  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, interrupted = 0, crashed = 0, contended = 0;
 };
 // Counts by status (from run.extra.summary when present, else counted from the scenarios).
 StatusCounts status_counts(const RunResult& run);

@@ -2,7 +2,10 @@
 // (worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
 // order, one segment of a scenario is measured in OLD and then in NEW (or NEW then OLD, by coin
 // flip) back to back. Drift of the machine between runs (up to +-29% on this project's VM) hits
-// both builds alike inside a round, so the paired interval of NEW/OLD sees only what differs.
+// both builds alike inside a round, so the paired interval of NEW/OLD cancels it. Two processes
+// of one build also differ by themselves (A/A sessions with one worker pair: up to 13%), so by
+// default every round gets a fresh pair of workers: that difference then varies from round to
+// round and lands inside the paired interval instead of passing for the builds'.
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +26,7 @@
 #include "harness/core/comparison_report.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/process_merge.hpp"
 
 namespace tb {
 
@@ -34,9 +38,10 @@ constexpr const char* kUsage = R"(usage: trainbench ab MATRIX --old BIN --new BI
 
 Measures two trainbench builds side by side on one machine and compares them. Both builds run
 MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one
-segment in OLD and one in NEW back to back (which goes first is a coin flip). The speedup
-OLD/NEW of each scenario is a paired interval over rounds, so drift of the machine between
-separate runs (up to +-29% on a shared VM) cancels out. Results: DIR/old/results.json,
+segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a
+fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over
+rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out
+and the difference between two processes of one build is inside the interval. Results: DIR/old/results.json,
 DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same
 paired comparison again).
 
@@ -47,11 +52,24 @@ options:
   --old-set PATH=JSON       override for OLD only; --new-set for NEW only (e.g. a planted
                             slowdown: --new-set test_delay_ms=2.5). Both sides must still expand
                             to the same scenarios
+  --rounds-per-process N    start a fresh pair of workers every N rounds (default 1); 0 keeps
+                            one pair for the whole session. Two processes of one build differ
+                            by themselves (memory layout, CPU placement: up to 13% on this
+                            project's VM), so with one pair that difference would pass for the
+                            builds'; fresh pairs put it inside the paired interval. Each side's
+                            processes are merged into one results.json (segments from all)
   --memory-budget SIZE      CPU: a scenario whose peak RSS exceeds it is "oom" (each side)
   --fail-on-regression PCT  the CI gate: exit 1 when some scenario is slower in NEW by more than
                             PCT percent (even the optimistic end of its family-wise paired
                             interval), or ok in OLD and broken in NEW; exit 4 when contended
   --allow-broken            with the gate: list broken scenarios but do not fail on them
+  --aa                      OLD and NEW are the same build: write each scenario's noise floor
+                            (observed |change|) to --noise-out (default DIR/noise-floor.json);
+                            refused (exit 2) beyond 50% or when contended
+  --noise FILE              a noise floor from an A/A session (or `compare --aa`): raises each
+                            scenario's gate threshold to at least the change A/A showed. Two
+                            worker processes of one build differ by a few percent by themselves
+                            (memory layout, CPU placement); a paired interval cannot see that
   --threshold PCT           |change| band reported as "same" (default 2)
   --json PATH               also write the comparison here (default DIR/comparison.json)
   -h, --help                this text
@@ -62,12 +80,14 @@ or the OLD worker crashed); 4 contended
 )";
 
 struct AbArgs {
-  std::string matrix, old_bin, new_bin, out_dir, json_out;
+  std::string matrix, old_bin, new_bin, out_dir, json_out, noise_in, noise_out;
+  bool aa = false;
   std::vector<std::string> sets, old_sets, new_sets;
   std::string memory_budget;
   std::optional<double> fail_pct;
   bool allow_broken = false, help = false;
   double threshold_pct = 2.0;
+  int rounds_per_process = 1;
 };
 
 AbArgs parse_ab_args(const std::vector<std::string>& argv) {
@@ -90,6 +110,15 @@ AbArgs parse_ab_args(const std::vector<std::string>& argv) {
     else if (arg == "--allow-broken") a.allow_broken = true;
     else if (arg == "--threshold") a.threshold_pct = parse_non_negative(arg, value());
     else if (arg == "--json") a.json_out = value();
+    else if (arg == "--noise") a.noise_in = value();
+    else if (arg == "--noise-out") a.noise_out = value();
+    else if (arg == "--aa") a.aa = true;
+    else if (arg == "--rounds-per-process") {
+      const double v = parse_non_negative(arg, value());
+      TB_CHECK_INPUT(v == static_cast<int>(v) && v <= 1000, "command line", arg,
+                     "expected a whole number of rounds (0: one worker pair for the whole session)");
+      a.rounds_per_process = static_cast<int>(v);
+    }
     else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else if (a.matrix.empty()) a.matrix = arg;
     else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
@@ -162,108 +191,144 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
   ensure_writable_dir(out_dir);  // before any measuring: OutputError, exit 5
 
   Side sides[2] = {{"OLD", a.old_bin, nullptr, {}, false, {}}, {"NEW", a.new_bin, nullptr, {}, false, {}}};
-  for (int s = 0; s < 2; ++s) {
-    const std::string side_name = s == 0 ? "old" : "new";
-    std::vector<std::string> cmd = {sides[s].bin, "worker", a.matrix, "--out",
-                                    (fs::path(out_dir) / side_name).string(), "--ab-session",
-                                    session, "--ab-side", side_name};
-    for (const auto* list : {&a.sets, s == 0 ? &a.old_sets : &a.new_sets})
-      for (const auto& set : *list) cmd.insert(cmd.end(), {"--set", set});
-    if (!a.memory_budget.empty()) cmd.insert(cmd.end(), {"--memory-budget", a.memory_budget});
-    try {
-      sides[s].child = std::make_unique<ChildProcess>(cmd);
-    } catch (const std::exception& e) {
-      err << "trainbench ab: " << e.what() << '\n';
-      return kExitUsage;
-    }
-  }
-  for (auto& side : sides) {
-    const auto line = side.child->read_line();
-    nlohmann::json hello;
-    try {
-      if (line) hello = nlohmann::json::parse(*line);
-    } catch (const nlohmann::json::exception&) {
-    }
-    if (hello.contains("error")) {
-      err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
-      return kExitUsage;
-    }
-    if (!hello.contains("hello")) {
-      mark_crashed(side, "start-up");
-      err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
-      return side.name[0] == 'N' ? kExitRegression : kExitUsage;
-    }
-    side.hello = std::move(hello);
-  }
-  if (sides[0].hello["scenarios"] != sides[1].hello["scenarios"] ||
-      sides[0].hello["digest"] != sides[1].hello["digest"]) {
-    err << "trainbench ab: OLD and NEW expand " << a.matrix
-        << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
-        << " vs " << sides[1].hello.value("digest", "?")
-        << "): an A/B comparison needs the same scenarios on both sides\n";
-    return kExitUsage;
-  }
-  const nlohmann::json& plan = sides[0].hello;
-  const std::size_t n = plan["scenarios"].size();
-  const int rounds = plan.value("rounds", 6), max_rounds = plan.value("max_rounds", rounds);
-  out << "trainbench ab: " << a.matrix << " (" << n << " scenarios, " << rounds
-      << " rounds), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in "
-      << out_dir << '\n';
+  const char* side_dirs[2] = {"old", "new"};
+  nlohmann::json plan;  // what the first pair of workers said about the matrix
+  std::vector<std::string> parts[2];  // each side's per-process results folders
+  std::size_t n = 0;
+  int rounds = 0, max_rounds = 0;
+  std::mt19937_64 rng;
+  std::vector<std::size_t> order;
+  std::vector<bool> active, converged_both;
 
-  std::mt19937_64 rng(plan.value("seed", std::uint64_t{42}) ^ 0xab5e55101ULL);
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::vector<bool> active(n, true), converged_both(n, false);
-  bool crashed = false;
-  for (int round = 0; round < max_rounds && !crashed; ++round) {
-    std::shuffle(order.begin(), order.end(), rng);
-    bool any = false;
-    for (const std::size_t i : order) {
-      if (!active[i] || (round >= rounds && converged_both[i])) continue;
-      any = true;
-      const int first = static_cast<int>(rng() & 1u);
-      bool still = true, conv = true;
-      for (const int s : {first, 1 - first}) {
-        const auto r = request(sides[s], {{"segment", i}, {"round", round}});
-        if (!r) {
-          mark_crashed(sides[s], "round " + std::to_string(round + 1) + ", scenario " +
-                                     plan["scenarios"][i].value("id", "?"));
-          crashed = true;
-          break;
+  for (int block = 0, round = 0;; ++block) {
+    // A fresh pair of workers for this block of rounds.
+    for (int s = 0; s < 2; ++s) {
+      const std::string part = (fs::path(out_dir) / side_dirs[s] / ("p" + std::to_string(block))).string();
+      std::vector<std::string> cmd = {sides[s].bin, "worker", a.matrix, "--out", part,
+                                      "--ab-session", session, "--ab-side", side_dirs[s]};
+      for (const auto* list : {&a.sets, s == 0 ? &a.old_sets : &a.new_sets})
+        for (const auto& set : *list) cmd.insert(cmd.end(), {"--set", set});
+      if (!a.memory_budget.empty()) cmd.insert(cmd.end(), {"--memory-budget", a.memory_budget});
+      try {
+        sides[s].child = std::make_unique<ChildProcess>(cmd);
+      } catch (const std::exception& e) {
+        err << "trainbench ab: " << e.what() << '\n';
+        return kExitUsage;
+      }
+      parts[s].push_back(part);
+    }
+    for (auto& side : sides) {
+      const auto line = side.child->read_line();
+      nlohmann::json hello;
+      try {
+        if (line) hello = nlohmann::json::parse(*line);
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (hello.contains("error")) {
+        err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
+        return kExitUsage;
+      }
+      if (!hello.contains("hello")) {
+        mark_crashed(side, "start-up");
+        err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
+        return side.name[0] == 'N' ? kExitRegression : kExitUsage;
+      }
+      side.hello = std::move(hello);
+    }
+    if (sides[0].hello["scenarios"] != sides[1].hello["scenarios"] ||
+        sides[0].hello["digest"] != sides[1].hello["digest"] ||
+        (block > 0 && sides[0].hello["digest"] != plan["digest"])) {
+      err << "trainbench ab: OLD and NEW expand " << a.matrix
+          << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
+          << " vs " << sides[1].hello.value("digest", "?")
+          << "): an A/B comparison needs the same scenarios on both sides\n";
+      return kExitUsage;
+    }
+    if (block == 0) {
+      plan = sides[0].hello;
+      n = plan["scenarios"].size();
+      rounds = plan.value("rounds", 6);
+      // Extra rounds for unconverged scenarios only when one pair of workers does every round:
+      // with fresh pairs, convergence would be judged on one process's segments.
+      max_rounds = a.rounds_per_process == 0 ? plan.value("max_rounds", rounds) : rounds;
+      rng.seed(plan.value("seed", std::uint64_t{42}) ^ 0xab5e55101ULL);
+      order.resize(n);
+      for (std::size_t i = 0; i < n; ++i) order[i] = i;
+      active.assign(n, true);
+      converged_both.assign(n, false);
+      out << "trainbench ab: " << a.matrix << " (" << n << " scenarios, " << rounds << " rounds, "
+          << (a.rounds_per_process == 0 ? std::string("one worker pair")
+                                        : "a fresh worker pair every " + std::to_string(a.rounds_per_process) +
+                                              " round(s)")
+          << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in "
+          << out_dir << '\n';
+    }
+
+    const int block_end = a.rounds_per_process == 0 ? max_rounds : std::min(max_rounds, round + a.rounds_per_process);
+    bool crashed = false, any_left = false;
+    for (; round < block_end && !crashed; ++round) {
+      std::shuffle(order.begin(), order.end(), rng);
+      bool any = false;
+      for (const std::size_t i : order) {
+        if (!active[i] || (round >= rounds && converged_both[i])) continue;
+        any = true;
+        const int first = static_cast<int>(rng() & 1u);
+        bool still = true, conv = true;
+        for (const int s : {first, 1 - first}) {
+          const auto r = request(sides[s], {{"segment", i}, {"round", round}});
+          if (!r) {
+            mark_crashed(sides[s], "round " + std::to_string(round + 1) + ", scenario " +
+                                       plan["scenarios"][i].value("id", "?"));
+            crashed = true;
+            break;
+          }
+          still = still && r->value("active", false);
+          conv = conv && r->value("converged", false);
         }
-        still = still && r->value("active", false);
-        conv = conv && r->value("converged", false);
+        if (crashed) break;
+        active[i] = still;  // a scenario that failed on either side is measured no further
+        converged_both[i] = conv;
       }
       if (crashed) break;
-      active[i] = still;  // a scenario that failed on either side is measured no further
-      converged_both[i] = conv;
+      for (auto& side : sides) request(side, {{"save", true}});
+      out << "round " << round + 1 << (round < rounds ? "/" + std::to_string(rounds) : " (extra)")
+          << " done, " << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+          << " s\n" << std::flush;
+      any_left = any;
+      if (!any) break;
     }
-    if (crashed) break;
-    for (auto& side : sides) request(side, {{"save", true}});
-    out << "round " << round + 1 << (round < rounds ? "/" + std::to_string(rounds) : " (extra)")
-        << " done, " << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
-        << " s\n" << std::flush;
-    if (!any) break;
-  }
-  for (auto& side : sides) {
-    if (side.crashed) continue;
-    if (!request(side, {{"finish", true}})) mark_crashed(side, "its finish");
-    else side.child->wait();
-  }
-  for (auto& side : sides)
-    if (side.crashed) {
-      err << "trainbench ab: " << side.crash << "; what it measured so far is in " << out_dir << '/'
-          << (side.name[0] == 'O' ? "old" : "new") << "/results.json\n";
-      return side.name[0] == 'N' ? kExitRegression : kExitUsage;
+    for (auto& side : sides) {
+      if (side.crashed) continue;
+      if (!request(side, {{"finish", true}})) mark_crashed(side, "its finish");
+      else side.child->wait();
     }
+    for (int s = 0; s < 2; ++s)
+      if (sides[s].crashed) {
+        err << "trainbench ab: " << sides[s].crash << "; what it measured so far is in "
+            << parts[s].back() << "/results.json\n";
+        return s == 1 ? kExitRegression : kExitUsage;
+      }
+    if (round >= max_rounds || !any_left) break;
+  }
 
   try {
+    // Each side's processes as one run: DIR/old/results.json, DIR/new/results.json.
+    for (int s = 0; s < 2; ++s) {
+      std::vector<RunResult> loaded;
+      for (const auto& part : parts[s]) loaded.push_back(load_results(part));
+      RunResult merged = merge_process_parts(loaded);
+      merged.run_id = session + "-" + side_dirs[s];
+      merged.extra["ab_session"]["processes"] = parts[s].size();
+      annotate_run(merged);  // speedups within this side, from all its segments
+      save_results(merged, (fs::path(out_dir) / side_dirs[s] / "results.json").string());
+    }
     const RunResult old_run = load_results((fs::path(out_dir) / "old").string());
     const RunResult new_run = load_results((fs::path(out_dir) / "new").string());
     CompareOptions options;
     options.same_threshold = a.threshold_pct / 100.0;
     options.fail_on_regression_pct = a.fail_pct;
     options.allow_broken = a.allow_broken;
+    if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
     const RunComparison c = compare_runs(old_run, new_run, options);
     out << '\n';
     print_comparison_table(c, out);
@@ -273,6 +338,13 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     if (c.compared == 0) {
       err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
       return c.broken ? kExitRegression : kExitUsage;
+    }
+    if (a.aa) {
+      const std::string path =
+          a.noise_out.empty() ? (fs::path(out_dir) / "noise-floor.json").string() : a.noise_out;
+      write_aa_noise_floor(c, new_run, (fs::path(out_dir) / "old").string(),
+                           (fs::path(out_dir) / "new").string(), path);
+      out << "noise floor written to " << path << '\n';
     }
     return gate_exit_code(c, "trainbench ab", err);
   } catch (const OutputError&) {

@@ -1,6 +1,7 @@
 #include "harness/core/child_process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -117,7 +118,7 @@ bool ChildProcess::write_line(const std::string& line) {
   return true;
 }
 
-std::optional<std::string> ChildProcess::read_line() {
+std::optional<std::string> ChildProcess::read_line(const std::function<bool()>& give_up) {
   for (;;) {
     if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
       std::string line = buffer_.substr(0, nl);
@@ -125,6 +126,15 @@ std::optional<std::string> ChildProcess::read_line() {
       return line;
     }
     if (from_child_ < 0) return std::nullopt;
+    if (give_up) {
+      pollfd fd{from_child_, POLLIN, 0};
+      const int ready = ::poll(&fd, 1, 100);
+      if (ready < 0 && errno != EINTR) return std::nullopt;
+      if (ready <= 0) {
+        if (give_up()) return std::nullopt;
+        continue;
+      }
+    }
     char chunk[4096];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;

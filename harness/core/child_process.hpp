@@ -5,6 +5,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ class ChildProcess {
   // Writes `line` and a newline; false when the child has closed its stdin (it exited).
   bool write_line(const std::string& line);
   // The next line without its newline; nullopt at end of file (the child exited or closed stdout).
-  std::optional<std::string> read_line();
+  // With `give_up`, it is asked every 100 ms while no data comes, and nullopt is returned as
+  // soon as it says true (a Ctrl-C in the parent must not wait for the child's reply).
+  std::optional<std::string> read_line(const std::function<bool()>& give_up = {});
   // Closes the child's stdin (it sees end of file), then waits for it to exit.
   ChildExit wait();
 

@@ -210,13 +210,7 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     if (a.aa) {
       const std::string path = a.noise_out.empty() ? default_noise_path(runs.new_location) : a.noise_out;
-      NoiseFloor floor = make_noise_floor(c);
-      floor.source["old_path"] = runs.old_location;
-      floor.source["new_path"] = runs.new_location;
-      floor.source["environment"] = {
-          {"cpu_model", runs.new_run.environment.value(nlohmann::json::json_pointer("/cpu/model"), std::string())},
-          {"device", runs.new_run.environment.value("device", std::string())}};
-      save_noise_floor(floor, path);
+      write_aa_noise_floor(c, runs.new_run, runs.old_location, runs.new_location, path);
       out << "noise floor written to " << path << '\n';
     }
     return gate_exit_code(c, "trainbench compare", err);

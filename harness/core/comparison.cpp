@@ -21,6 +21,9 @@ bool has_timing(const ScenarioResult& s) {
   return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
 }
 
+// 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
+int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
+
 // Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
 nlohmann::json parity_key(const ScenarioParams& p) {
   ScenarioParams q = p;
@@ -140,10 +143,11 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
 
   std::vector<stats::RatioInterval> speedups;
-  nlohmann::json summary = {{"ok", 0},       {"failed", 0},  {"skipped", 0},   {"oom", 0},
-                            {"diverged", 0}, {"crashed", 0}, {"contended", 0}, {"compared", 0}};
+  nlohmann::json summary = {{"contended", 0}, {"compared", 0}};
+  for (int i = 0; i < kScenarioStatusCount; ++i)  // every status has its counter, even at 0
+    summary[to_string(static_cast<ScenarioStatus>(i))] = 0;
   for (auto& s : run.scenarios) {
-    summary[to_string(s.status)] = summary.value(to_string(s.status), 0) + 1;
+    summary[to_string(s.status)] = summary[to_string(s.status)].get<int>() + 1;
     if (s.contended()) summary["contended"] = summary["contended"].get<int>() + 1;
     if (!baseline || !has_timing(s)) continue;
     if (&s == baseline) {
@@ -151,7 +155,10 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                                {"ci_high", 1.0}, {"ci_valid", true}, {"verdict", "baseline"}};
       continue;
     }
-    auto r = step_time_speedup(*baseline, s, /*paired=*/true);
+    // Segments pair by round only when both were interleaved in one session: a scenario measured
+    // again by `run --resume` is set against the rest as between runs.
+    const bool paired = measured_in_resume(*baseline) == measured_in_resume(s);
+    auto r = step_time_speedup(*baseline, s, paired);
     // Per-sample time: a step of this scenario processes effective_batch samples.
     const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
                          static_cast<double>(std::max(1, baseline->params.effective_batch));

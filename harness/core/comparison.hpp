@@ -31,10 +31,10 @@ struct AnnotateOptions {
 //   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
 //       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
 //       reference; see loss_drift().
-// and run.extra["summary"] = {ok, failed, skipped, oom, diverged, crashed, contended, compared,
-// geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric mean of the
-// non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
-// scenario. Diverged scenarios are never compared.
+// and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted, crashed), contended,
+// compared, geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric
+// mean of the non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
+// the only ok scenario. Diverged scenarios are never compared.
 // Without an ok baseline neither "comparison" sections nor "summary" are written.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 
@@ -115,8 +115,8 @@ struct CompareOptions {
   // gate asks k questions at once (one per compared scenario), so it judges each on a
   // Bonferroni interval of coverage 1 - 0.05/k: the chance that an A/A pair fails the gate
   // somewhere stays at 5%, not k x 5%. The table shows the ordinary 95% intervals.
-  // A scenario that was ok in OLD and is failed / oom / diverged / crashed / missing in NEW is "broken"
-  // and fails the gate too, unless allow_broken.
+  // A scenario that was ok in OLD and is failed / oom / diverged / interrupted / crashed /
+  // missing in NEW is "broken" and fails the gate too, unless allow_broken.
   std::optional<double> fail_on_regression_pct;
   bool allow_broken = false;
   NoiseFloor noise;

@@ -96,6 +96,19 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
         << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
 }
 
+void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
+                          const std::string& old_location, const std::string& new_location,
+                          const std::string& path) {
+  NoiseFloor floor = make_noise_floor(aa);
+  floor.source["old_path"] = old_location;
+  floor.source["new_path"] = new_location;
+  if (aa.paired) floor.source["ab_session"] = aa.ab_session;
+  floor.source["environment"] = {
+      {"cpu_model", new_run.environment.value(nlohmann::json::json_pointer("/cpu/model"), std::string())},
+      {"device", new_run.environment.value("device", std::string())}};
+  save_noise_floor(floor, path);
+}
+
 int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err) {
   if (c.broken) {
     err << who << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "

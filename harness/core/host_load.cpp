@@ -113,6 +113,7 @@ void DisturbanceMeter::end(const LoadSnapshot& at) {
   for (const auto* s : {&a, &at})
     if (s->load_avg) load_max_ = std::max(load_max_.value_or(0.0), (*s->load_avg)[0]);
   if (at.num_cpus > 0) num_cpus_ = at.num_cpus;
+  if (at.ticks_per_s > 0) ticks_per_s_ = at.ticks_per_s;
   open_.reset();
 }
 
@@ -137,8 +138,10 @@ Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) con
   d.steal_fraction = total_ticks_ > 0
                          ? static_cast<double>(steal_ticks_) / static_cast<double>(total_ticks_)
                          : 0.0;
+  d.other_cpu_cores_resolution = static_cast<double>(segments_) * std::max(1, num_cpus_) /
+                                 (static_cast<double>(ticks_per_s_) * wall_s_);
   std::string why;
-  if (d.other_cpu_cores >= thresholds.other_cpu_cores)
+  if (d.other_cpu_cores - d.other_cpu_cores_resolution >= thresholds.other_cpu_cores)
     why = format("other processes used %.2f cores on average (threshold %.2f)", d.other_cpu_cores,
                  thresholds.other_cpu_cores);
   if (d.steal_fraction >= thresholds.steal_fraction) {
@@ -164,6 +167,7 @@ void from_json(const nlohmann::json& j, ContentionThresholds& t) {
 void to_json(nlohmann::json& j, const Disturbance& d) {
   j = {{"available", d.available},
        {"other_cpu_cores", d.other_cpu_cores},
+       {"other_cpu_cores_resolution", d.other_cpu_cores_resolution},
        {"steal_fraction", d.steal_fraction},
        {"load_avg_max", d.load_avg_max ? nlohmann::json(*d.load_avg_max) : nlohmann::json(nullptr)},
        {"num_cpus", d.num_cpus},
@@ -178,6 +182,7 @@ void from_json(const nlohmann::json& j, Disturbance& d) {
   d = Disturbance{};
   d.available = j.value("available", false);
   d.other_cpu_cores = j.value("other_cpu_cores", 0.0);
+  d.other_cpu_cores_resolution = j.value("other_cpu_cores_resolution", 0.0);
   d.steal_fraction = j.value("steal_fraction", 0.0);
   if (j.contains("load_avg_max") && j.at("load_avg_max").is_number())
     d.load_avg_max = j.at("load_avg_max").get<double>();

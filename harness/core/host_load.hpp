@@ -72,6 +72,10 @@ struct ContentionThresholds {
 struct Disturbance {
   bool available = false;     // false: /proc/stat or getrusage unreadable, or no segment measured
   double other_cpu_cores = 0;  // (system busy - own CPU) / wall, >= 0
+  // How far other_cpu_cores can be off from /proc/stat counting whole clock ticks: one tick per
+  // CPU per segment, over the measured wall time. A segment of milliseconds says nothing about
+  // other processes; contended needs other_cpu_cores - resolution past the threshold.
+  double other_cpu_cores_resolution = 0;
   double steal_fraction = 0;   // steal / all ticks, in [0, 1]
   std::optional<double> load_avg_max;  // highest 1-minute load average seen at a segment edge
   int num_cpus = 0;
@@ -94,6 +98,8 @@ class DisturbanceMeter {
   // std::logic_error when no segment is open.
   void end();
   void end(const LoadSnapshot& at);
+  // Drops the open segment, if any: its steps were discarded (an interrupted segment).
+  void cancel() { open_.reset(); }
 
   bool in_segment() const { return open_.has_value(); }
   int segments() const { return segments_; }
@@ -110,6 +116,7 @@ class DisturbanceMeter {
   std::uint64_t total_ticks_ = 0;
   std::optional<double> load_max_;
   int num_cpus_ = 0;
+  long ticks_per_s_ = 100;
 };
 
 // {"other_cpu_cores","steal_fraction"}

@@ -32,7 +32,7 @@ const std::vector<std::string>& matrix_axis_names() {
 }
 
 const OptionSet& capacity_option_set() {
-  constexpr double kIntMax = std::numeric_limits<int>::max();
+  static constexpr double kIntMax = std::numeric_limits<int>::max();  // static: clang needs no capture
   static const OptionSet set = [] {
     OptionSet s;
     s.options = {
@@ -357,7 +357,9 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
   const std::string path = r.string(j["path"], "dataset_options.path");
   // Datasets that can generate their files (images) do so unless create is false.
   const bool create = !j.contains("create") || r.boolean(j["create"], "dataset_options.create");
-  if (!create && !std::filesystem::exists(path))
+  // The error_code form: a name too long or unreadable is "does not exist", not a library throw.
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(path, ec))
     r.fail("dataset_options.path",
            "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
 }
@@ -380,6 +382,75 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
                               (d.dataset.empty() ? " (the default dataset of model '" + model + "')" : "");
     validate_options(dataset_options, ds->second, {r.file(), "dataset_options", owner},
                      specs ? specs->default_dataset_options : json::object());
+  }
+}
+
+// The axes multiply before exclude removes anything: a few kilobytes of axis values could ask for
+// billions of scenarios, which expand() would build in memory. 10,000 is weeks of measuring.
+constexpr std::size_t kMaxScenarios = 10'000;
+
+void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
+  const std::size_t sizes[] = {spec.models.size(), spec.precisions.size(), spec.workers.size(),
+                               spec.accumulation.size(), spec.batch_search ? 1 : spec.batch.size()};
+  std::size_t count = 1;
+  for (const std::size_t n : sizes) {
+    if (n > kMaxScenarios / count)
+      r.fail("axes", "the axes multiply to more than " + std::to_string(kMaxScenarios) +
+                         " scenarios (split the matrix into several files)");
+    count *= n;
+  }
+}
+
+// nlohmann resizes an array to reach an index past its end: "axes.batch.4000000000=1" would
+// allocate four billion nulls. Walks the part of `segments` that exists and refuses such an index.
+void check_array_indices(const json& j, const std::vector<std::string>& segments, const std::string& field) {
+  const json* at = &j;
+  for (const auto& segment : segments) {
+    if (at->is_object()) {
+      const auto it = at->find(segment);
+      if (it == at->end()) return;
+      at = &*it;
+    } else if (at->is_array()) {
+      const bool digits = !segment.empty() &&
+                          std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits) return;  // not an index: nlohmann's own error says so
+      // More than 9 digits is past the end of any list a matrix holds (and past stoul's range).
+      const std::size_t index = segment.size() > 9 ? std::string::npos : std::stoul(segment);
+      if (index > at->size())
+        throw InputError("--set", field, "index " + text_excerpt(segment, 20) + " is past the end of the list (" +
+                                             std::to_string(at->size()) + " values)");
+      if (index == at->size()) return;  // appends one value
+      at = &(*at)[index];
+    } else {
+      return;
+    }
+  }
+}
+
+// Nesting depth of `j` (a scalar is 0, [] is 1), without recursion. A file is bounded by
+// check_json_bounds as it is read, but overrides nest values into values: each one could go
+// 64 levels deeper than the last, until dump and copy overflow the stack.
+int nesting_depth(const json& j) {
+  int deepest = 0;
+  std::vector<std::pair<const json*, int>> pending{{&j, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    deepest = std::max(deepest, depth + 1);
+    for (const auto& child : *value) pending.emplace_back(&child, depth + 1);
+  }
+  return deepest;
+}
+
+// A bare --set value is kept as a string, and results.json, the history and every report dump
+// it: text that is not UTF-8 would make that dump throw after the whole run.
+bool valid_utf8(const std::string& text) {
+  try {
+    (void)json(text).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
   }
 }
 
@@ -455,6 +526,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   if (spec.accumulation.empty()) spec.accumulation = {1};
   if (spec.batch.empty() && !spec.batch_search) spec.batch = {d.batch};
   d.model = spec.models.front();
+  check_scenario_count(r, spec);
   check_component_options(r, spec, options);
 
   if (j.contains("capacity")) {
@@ -494,6 +566,7 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError("--set", text_excerpt(item), "expected KEY=VALUE, e.g. steps.max=20 or axes.workers=[0,2]");
+    if (!valid_utf8(item)) throw InputError("--set", "", "an override is not valid UTF-8 text");
     const std::string key = item.substr(0, eq);
     const std::string text = item.substr(eq + 1);
     const std::string field = text_excerpt(key);  // a message quotes a short part of a long key
@@ -501,6 +574,7 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
     if (std::count(key.begin(), key.end(), '.') >= kMaxJsonDepth)
       throw InputError("--set", field, "has more than " + std::to_string(kMaxJsonDepth) + " path segments");
     std::string pointer;
+    std::vector<std::string> segments;
     std::size_t start = 0;
     while (start <= key.size()) {
       const auto dot = std::min(key.find('.', start), key.size());
@@ -508,8 +582,10 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
       if (segment.empty()) throw InputError("--set", field, "empty path segment");
       pointer += "/";
       for (char c : segment) pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      segments.push_back(segment);
       start = dot + 1;
     }
+    check_array_indices(j, segments, field);
     // A value that does not parse as JSON is a bare string: device=cpu. Too deep or out of range
     // is refused either way, as it would be in the file.
     check_json_bounds(text, "--set", field);
@@ -520,6 +596,8 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
     } catch (const json::exception& e) {
       throw InputError("--set", field, "cannot set this path: " + json_error_text(e));
     }
+    if (nesting_depth(j) > kMaxJsonDepth)
+      throw InputError("--set", field, "nests the matrix more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   }
   return j;
 }

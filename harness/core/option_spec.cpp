@@ -129,8 +129,12 @@ std::string option_type_name(OptionType type) {
 }
 
 std::string text_excerpt(std::string text, std::size_t max_chars) {
-  if (text.size() > max_chars) text = text.substr(0, max_chars) + "...";
-  return text;
+  if (text.size() <= max_chars) return text;
+  // Cut before a UTF-8 continuation byte, never inside a character: the excerpt may end up in
+  // results.json, whose writer refuses broken UTF-8.
+  std::size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
 }
 
 std::string excerpt(const json& value, std::size_t max_chars) {
@@ -206,8 +210,9 @@ void validate_options(const json& given, const OptionSet& set, const OptionConte
   std::vector<std::string> known;
   for (const auto& spec : set.options) known.push_back(spec.name);
   for (const auto& [key, value] : given.items()) {
+    const std::string& name = key;  // clang before 16 cannot capture a structured binding
     const auto spec = std::find_if(set.options.begin(), set.options.end(),
-                                   [&](const OptionSpec& s) { return s.name == key; });
+                                   [&](const OptionSpec& s) { return s.name == name; });
     if (spec == set.options.end()) {
       std::string message = "unknown option";
       if (!context.owner.empty()) message += " of " + context.owner;

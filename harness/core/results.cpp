@@ -3,16 +3,18 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_integer.hpp"
 #include "harness/core/json_input.hpp"
 
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok",  "skipped",  "failed",
-                                                             "oom", "diverged", "crashed"};
+constexpr const char* kStatusNames[kScenarioStatusCount] = {
+    "ok", "skipped", "failed", "oom", "diverged", "interrupted", "crashed"};
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
@@ -27,6 +29,21 @@ std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
   for (const auto& v : j.at(key))
     out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
   return out;
+}
+
+// The keys reports and comparisons read from metrics.disturbance, with the type they read them
+// as: checked here once, so an edited file is refused by name instead of throwing mid-report.
+void check_disturbance(const nlohmann::json& d) {
+  if (!d.is_object()) throw std::invalid_argument("metrics.disturbance: must be an object");
+  using Is = bool (nlohmann::json::*)() const noexcept;
+  const auto expect = [&](const char* key, Is is, const char* what) {
+    const auto it = d.find(key);
+    if (it != d.end() && !((*it).*is)())
+      throw std::invalid_argument(std::string("metrics.disturbance.") + key + ": must be " + what);
+  };
+  expect("contended", &nlohmann::json::is_boolean, "true or false");
+  expect("reason", &nlohmann::json::is_string, "a string");
+  expect("other_cpu_cores", &nlohmann::json::is_number, "a number");
 }
 }  // namespace
 
@@ -46,7 +63,7 @@ void to_json(nlohmann::json& j, const Distribution& d) {
        {"median_all_steps", d.median_all_steps}};
 }
 void from_json(const nlohmann::json& j, Distribution& d) {
-  d.n = j.value("n", std::size_t{0});
+  d.n = integer_field(j, "n", std::size_t{0});
   d.median = j.value("median", 0.0);
   d.mean = j.value("mean", 0.0);
   d.stddev = j.value("stddev", 0.0);
@@ -62,7 +79,7 @@ void from_json(const nlohmann::json& j, Distribution& d) {
   // Files from before segments carried an order-statistic interval of the steps alone: it
   // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
   d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
-  d.ci_replicates = j.value("ci_replicates", std::size_t{0});
+  d.ci_replicates = integer_field(j, "ci_replicates", std::size_t{0});
   d.median_all_steps = j.value("median_all_steps", d.median);
 }
 
@@ -70,8 +87,8 @@ void to_json(nlohmann::json& j, const Segment& s) {
   j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
 }
 void from_json(const nlohmann::json& j, Segment& s) {
-  s.round = j.value("round", 0);
-  s.steps = j.value("steps", 0);
+  s.round = integer_field(j, "round", 0);
+  s.steps = integer_field(j, "steps", 0);
   s.median_s = j.value("median_s", 0.0);
   s.started_s = j.value("started_s", 0.0);
 }
@@ -93,10 +110,10 @@ void to_json(nlohmann::json& j, const MemoryStats& m) {
        {"peak_rss_bytes", m.peak_rss_bytes}};
 }
 void from_json(const nlohmann::json& j, MemoryStats& m) {
-  m.peak_allocated_bytes = j.value("peak_allocated_bytes", std::int64_t{0});
-  m.peak_reserved_bytes = j.value("peak_reserved_bytes", std::int64_t{0});
-  m.alloc_retries = j.value("alloc_retries", std::int64_t{0});
-  m.peak_rss_bytes = j.value("peak_rss_bytes", std::int64_t{0});
+  m.peak_allocated_bytes = integer_field(j, "peak_allocated_bytes", std::int64_t{0});
+  m.peak_reserved_bytes = integer_field(j, "peak_reserved_bytes", std::int64_t{0});
+  m.alloc_retries = integer_field(j, "alloc_retries", std::int64_t{0});
+  m.peak_rss_bytes = integer_field(j, "peak_rss_bytes", std::int64_t{0});
 }
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {
@@ -130,8 +147,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.status = parse_status(j.at("status").get<std::string>());
   r.message = j.value("message", "");
   const auto& m = j.at("metrics");
-  r.warmup_steps = m.value("warmup_steps", 0);
-  r.measured_steps = m.value("measured_steps", 0);
+  r.warmup_steps = integer_field(m, "warmup_steps", 0);
+  r.measured_steps = integer_field(m, "measured_steps", 0);
   r.stop_reason = m.value("stop_reason", "");
   r.converged = m.value("converged", r.stop_reason == "converged");
   if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
@@ -140,11 +157,12 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
   r.loss_start = number_or_nan(m, "loss_start");
   r.loss_end = number_or_nan(m, "loss_end");
-  r.skipped_steps = m.value("skipped_steps", std::int64_t{0});
+  r.skipped_steps = integer_field(m, "skipped_steps", std::int64_t{0});
   r.final_loss_scale = m.value("final_loss_scale", 0.0);
   if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
   r.wall_s = m.value("wall_s", 0.0);
   r.disturbance = m.value("disturbance", nlohmann::json::object());
+  check_disturbance(r.disturbance);
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
     r.step_times_s = s.value("step_time_s", std::vector<double>{});
@@ -181,7 +199,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
 RunResult load_results(const std::string& path_in) {
   namespace fs = std::filesystem;
   std::string path = path_in;
-  if (fs::is_directory(path)) path = (fs::path(path) / "results.json").string();
+  std::error_code ec;  // a path too long to look up is the reader's "cannot open", not a throw
+  if (fs::is_directory(path, ec)) path = (fs::path(path) / "results.json").string();
   const nlohmann::json j = read_json_file(path, "results file");
   TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
   TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
@@ -201,7 +220,8 @@ RunResult load_results(const std::string& path_in) {
 }
 
 void save_results(const RunResult& run, const std::string& path) {
-  write_file_durably(path, nlohmann::json(run).dump(2) + '\n');
+  // replace: a message or a command-line argument that is not UTF-8 must not lose the run.
+  write_file_durably(path, nlohmann::json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
 }
 
 const ScenarioResult* find_scenario(const RunResult& run, const std::string& id) {

@@ -55,12 +55,15 @@ struct MemoryStats {
 };
 
 // diverged: the loss went non-finite or exploded (see divergence.hpp); its speed figures are
-// kept but never enter speedups, summaries or comparisons. crashed: with `run --isolate`, the
-// scenario's worker process died (a signal such as SIGSEGV or SIGABRT, or an unexpected exit);
-// the message has how and the tail of its stderr (isolated_table.hpp). New values go at the end:
-// results files store the name, but the order is the counters' order everywhere.
-enum class ScenarioStatus { ok, skipped, failed, oom, diverged, crashed };
-inline constexpr int kScenarioStatusCount = 6;
+// kept but never enter speedups, summaries or comparisons.
+// interrupted: the run was stopped (SIGINT/SIGTERM) before this scenario finished; the segments
+// measured so far are kept as they were, and `run --resume` measures it again from the start.
+// crashed: with `run --isolate`, the scenario's worker process died (a signal such as SIGSEGV or
+// SIGABRT, or an unexpected exit); the message has how and the tail of its stderr
+// (isolated_table.hpp). New values go at the end: results files store the name, but the order is
+// the counters' order everywhere.
+enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted, crashed };
+inline constexpr int kScenarioStatusCount = 7;
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 
@@ -75,7 +78,7 @@ struct ScenarioResult {
   int measured_steps = 0;
   // "converged": the interval reached steps.target_rel_ci; "rounds": every round ran without
   // reaching it; "no_interval": too few segments for any 95% interval; "in_progress": saved
-  // between rounds, more segments to come.
+  // between rounds, more segments to come; "interrupted": the run stopped before it finished.
   std::string stop_reason;
   bool converged = false;
   std::vector<double> step_times_s;  // every measured step, in order (segments concatenated)

@@ -2,6 +2,10 @@
 
 #include <array>
 #include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "harness/core/json_integer.hpp"
 
 namespace tb {
 
@@ -68,16 +72,16 @@ void to_json(nlohmann::json& j, const StoppingRule& s) {
        {"segment_warmup", s.segment_warmup}};
 }
 void from_json(const nlohmann::json& j, StoppingRule& s) {
-  s.warmup_steps = j.value("warmup_steps", s.warmup_steps);
-  s.min_steps = j.value("min_steps", s.min_steps);
-  s.max_steps = j.value("max_steps", s.max_steps);
+  s.warmup_steps = integer_field(j, "warmup_steps", s.warmup_steps);
+  s.min_steps = integer_field(j, "min_steps", s.min_steps);
+  s.max_steps = integer_field(j, "max_steps", s.max_steps);
   s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
   s.time_budget_s = j.value("time_budget_s", s.time_budget_s);
   // Files from before segments measured one block: one round, nothing interleaved.
-  s.rounds = j.value("rounds", 1);
-  s.max_rounds = j.value("max_rounds", s.rounds);
+  s.rounds = integer_field(j, "rounds", 1);
+  s.max_rounds = integer_field(j, "max_rounds", s.rounds);
   s.interleave = j.value("interleave", false);
-  s.segment_warmup = j.value("segment_warmup", 0);
+  s.segment_warmup = integer_field(j, "segment_warmup", 0);
 }
 
 void to_json(nlohmann::json& j, const ProfileOptions& p) {
@@ -87,7 +91,7 @@ void to_json(nlohmann::json& j, const ProfileOptions& p) {
 }
 void from_json(const nlohmann::json& j, ProfileOptions& p) {
   p.enabled = j.value("enabled", p.enabled);
-  p.window = j.value("window", p.window);
+  p.window = integer_field(j, "window", p.window);
   p.host_trace = j.value("host_trace", p.host_trace);
   p.cupti = j.value("cupti", p.cupti);
   p.kineto = j.value("kineto", p.kineto);
@@ -116,11 +120,18 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   p.learning_rate = j.value("learning_rate", p.learning_rate);
   p.momentum = j.value("momentum", p.momentum);
   if (auto prec = parse_precision(j.value("precision", std::string("fp32")))) p.precision = *prec;
-  p.workers = j.value("workers", p.workers);
-  p.accumulation = j.value("accumulation", p.accumulation);
-  p.batch = j.value("batch", p.batch);
-  p.effective_batch = j.value("effective_batch", p.batch * p.accumulation);
-  p.seed = j.value("seed", p.seed);
+  p.workers = integer_field(j, "workers", p.workers);
+  p.accumulation = integer_field(j, "accumulation", p.accumulation);
+  p.batch = integer_field(j, "batch", p.batch);
+  if (j.contains("effective_batch")) {
+    p.effective_batch = integer_field(j, "effective_batch", 0);
+  } else {
+    // In 64 bits: batch and accumulation of an edited file may multiply past an int.
+    const long long product = static_cast<long long>(p.batch) * p.accumulation;
+    if (!std::in_range<int>(product)) throw std::invalid_argument("batch * accumulation does not fit an integer");
+    p.effective_batch = static_cast<int>(product);
+  }
+  p.seed = integer_field(j, "seed", p.seed);
   p.dataset_options = j.value("dataset_options", nlohmann::json::object());
   p.model_options = j.value("model_options", nlohmann::json::object());
   if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "harness/core/json_integer.hpp"
 #include "harness/core/text_file.hpp"
 
 namespace tb {
@@ -153,9 +154,9 @@ void to_json(nlohmann::json& j, const CacheInfo& c) {
 
 void from_json(const nlohmann::json& j, CacheInfo& c) {
   c.type = j.value("type", std::string());
-  c.level = j.value("level", 0);
-  c.size = j.value("size", std::int64_t{0});
-  c.num_sharing = j.value("num_sharing", 0);
+  c.level = integer_field(j, "level", 0);
+  c.size = integer_field(j, "size", std::int64_t{0});
+  c.num_sharing = integer_field(j, "num_sharing", 0);
 }
 
 void to_json(nlohmann::json& j, const SystemInfo& s) {
@@ -166,7 +167,7 @@ void to_json(nlohmann::json& j, const SystemInfo& s) {
 
 void from_json(const nlohmann::json& j, SystemInfo& s) {
   s = SystemInfo{};
-  s.num_cpus = j.value("num_cpus", 0);
+  s.num_cpus = integer_field(j, "num_cpus", 0);
   s.mhz_per_cpu = j.value("mhz_per_cpu", 0.0);
   if (j.contains("cpu_scaling_enabled") && j.at("cpu_scaling_enabled").is_boolean())
     s.cpu_scaling_enabled = j.at("cpu_scaling_enabled").get<bool>();

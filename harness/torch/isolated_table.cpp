@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/core/file_tail.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/torch/scenario_table.hpp"
 
 namespace tb {
@@ -25,18 +26,21 @@ std::string this_executable() {
 }  // namespace
 
 IsolatedScenarioTable::IsolatedScenarioTable(std::vector<ScenarioParams> scenarios,
-                                             std::string matrix_file, const RunOptions& options,
-                                             Clock::time_point run_start, std::ostream* progress)
+                                             std::vector<std::size_t> matrix_index,
+                                             std::string matrix_digest, std::string matrix_file,
+                                             const RunOptions& options, Clock::time_point run_start,
+                                             std::ostream* progress)
     : slots_(scenarios.size()),
       matrix_file_(std::move(matrix_file)),
       options_(options),
       run_start_(run_start),
       progress_(progress),
       program_(options.worker_program.empty() ? this_executable() : options.worker_program),
-      digest_(scenarios_digest(scenarios)) {
+      digest_(std::move(matrix_digest)) {
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     slots_[i].params = std::move(scenarios[i]);
     slots_[i].id = scenario_id(slots_[i].params);
+    slots_[i].matrix_index = matrix_index.at(i);
   }
   // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
@@ -93,9 +97,10 @@ bool IsolatedScenarioTable::start(std::size_t i) {
     return false;
   }
   const json& listed = hello["scenarios"];
+  const std::size_t k = slot.matrix_index;
   const bool same = hello.value("digest", std::string()) == digest_ && listed.is_array() &&
-                    listed.size() == slots_.size() && listed[i].is_object() &&
-                    listed[i].value("id", std::string()) == slot.id;
+                    k < listed.size() && listed[k].is_object() &&
+                    listed[k].value("id", std::string()) == slot.id;
   if (!same) {
     failed(i, "its worker expanded " + matrix_file_ + " into other scenarios (was the file changed during the run?)");
     return false;
@@ -105,7 +110,11 @@ bool IsolatedScenarioTable::start(std::size_t i) {
 
 std::optional<json> IsolatedScenarioTable::request(Slot& slot, const json& command) {
   if (!slot.worker->write_line(command.dump())) return std::nullopt;
-  const auto line = slot.worker->read_line();
+  const auto line = slot.worker->read_line([] { return interrupted(); });
+  if (!line && interrupted()) {
+    slot.worker.reset();  // kills it: its unfinished segment is dropped, as in-process
+    return std::nullopt;
+  }
   if (!line) return std::nullopt;
   try {
     return json::parse(*line);
@@ -157,7 +166,9 @@ void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool 
 void IsolatedScenarioTable::segment(std::size_t i, int round) {
   Slot& slot = slots_[i];
   if (slot.result || (!slot.worker && !start(i))) return;
-  const auto reply = request(slot, {{"segment", i}, {"round", round}, {"snapshot", true}});
+  const auto reply =
+      request(slot, {{"segment", slot.matrix_index}, {"round", round}, {"snapshot", true}});
+  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
   if (!reply) {
     crashed(i, "round " + std::to_string(round + 1) + (slot.segments == 0 ? " (its set-up or first segment)" : ""));
     return;
@@ -177,7 +188,8 @@ void IsolatedScenarioTable::finish(std::size_t i) {
   Slot& slot = slots_[i];
   // A scenario never measured (every round skipped it) is still built by its worker, to say why.
   if (slot.result || (!slot.worker && !start(i))) return;
-  const auto reply = request(slot, {{"finish_one", i}});
+  const auto reply = request(slot, {{"finish_one", slot.matrix_index}});
+  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
   if (!reply) {
     crashed(i, "its finish (divergence check, memory budget, profiling pass)");
     return;
@@ -190,6 +202,25 @@ void IsolatedScenarioTable::finish(std::size_t i) {
     return;
   }
   conclude(i, std::move(r));
+}
+
+void IsolatedScenarioTable::interrupt_unfinished() {
+  for (auto& slot : slots_) {
+    if (slot.result) continue;
+    slot.worker.reset();
+    if (!slot.stderr_path.empty()) ::unlink(slot.stderr_path.c_str());
+    ScenarioResult r;
+    if (slot.snapshot) r = std::move(*slot.snapshot);  // the segments its worker reported
+    r.id = slot.id;
+    r.params = slot.params;
+    r.status = ScenarioStatus::interrupted;
+    r.stop_reason = "interrupted";
+    r.message = (slot.segments == 0 ? std::string("interrupted before it started")
+                                     : "interrupted after " + std::to_string(slot.segments) + " segment(s)") +
+                "; trainbench run --resume measures it again";
+    slot.snapshot.reset();
+    slot.result = std::move(r);
+  }
 }
 
 std::vector<ScenarioResult> IsolatedScenarioTable::snapshot() const {

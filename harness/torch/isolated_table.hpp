@@ -17,6 +17,11 @@
 // when the worker is done), never to a pipe: a chatty worker can then never block while this
 // process waits for its reply. Workers live in their own process group (Ctrl-C reaches `run`
 // only) and die with `run`. A worker that hangs is not detected: there is no timeout.
+//
+// Ctrl-C reaches `run` only: while it waits for a worker's reply it polls interrupted(), and
+// once set it kills that worker (its unfinished segment is dropped, as in-process) and returns;
+// interrupt_unfinished() then records every unfinished scenario with the segments its worker
+// reported so far, as "interrupted", never "crashed".
 #pragma once
 #include <chrono>
 #include <memory>
@@ -37,12 +42,14 @@ class IsolatedScenarioTable final : public ScenarioSet {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `scenarios` as expanded from `matrix_file` with options.set_overrides: every worker expands
-  // the file again and must agree (same digest, same id at its index), else that scenario fails.
-  // `progress` gets one line per finished scenario; may be nullptr.
-  IsolatedScenarioTable(std::vector<ScenarioParams> scenarios, std::string matrix_file,
-                        const RunOptions& options, Clock::time_point run_start,
-                        std::ostream* progress);
+  // `scenarios` (the ones to measure) are those at `matrix_index` of the expansion of
+  // `matrix_file` with options.set_overrides, whose scenarios_digest is `matrix_digest` (a resume
+  // measures only some). Every worker expands the file again and must agree (same digest, same id
+  // at that index), else that scenario fails. `progress` gets one line per finished scenario; may
+  // be nullptr.
+  IsolatedScenarioTable(std::vector<ScenarioParams> scenarios, std::vector<std::size_t> matrix_index,
+                        std::string matrix_digest, std::string matrix_file, const RunOptions& options,
+                        Clock::time_point run_start, std::ostream* progress);
   ~IsolatedScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }
@@ -50,6 +57,7 @@ class IsolatedScenarioTable final : public ScenarioSet {
   bool converged(std::size_t i) const override { return slots_[i].converged; }
   void segment(std::size_t i, int round) override;
   void finish(std::size_t i) override;
+  void interrupt_unfinished() override;
   std::vector<ScenarioResult> snapshot() const override;
   std::vector<ScenarioResult> take_results() override;
 
@@ -57,6 +65,7 @@ class IsolatedScenarioTable final : public ScenarioSet {
   struct Slot {
     ScenarioParams params;
     std::string id;
+    std::size_t matrix_index = 0;  // its index in the worker's expansion
     std::unique_ptr<ChildProcess> worker;
     std::string stderr_path;
     int segments = 0;                        // measured so far (for the crash message)
@@ -66,7 +75,8 @@ class IsolatedScenarioTable final : public ScenarioSet {
   };
   // Starts scenario i's worker; false when it could not (the scenario is then finished).
   bool start(std::size_t i);
-  // Sends one command and reads the reply; nullopt when the worker is gone or answers nonsense.
+  // Sends one command and reads the reply; nullopt when the worker is gone or answers nonsense,
+  // or when the run is interrupted meanwhile (the worker is then killed).
   std::optional<nlohmann::json> request(Slot& slot, const nlohmann::json& command);
   // The worker died (or broke the protocol) during `during`: the scenario is "crashed".
   void crashed(std::size_t i, const std::string& during);

@@ -1,90 +1,128 @@
 #include "harness/torch/run_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
-#include "harness/capacity/byte_size.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/core/isolation_settings.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
+#include "harness/core/resume_check.hpp"
+#include "harness/core/run_args.hpp"
 #include "harness/torch/capacity_search.hpp"
+#include "harness/torch/environment.hpp"
 #include "harness/torch/registry.hpp"
 #include "harness/torch/runner.hpp"
 #include "reporters/reporter.hpp"
-#include "trainbench/build_config.hpp"
 
 namespace tb {
 
 namespace {
 
-constexpr const char* kDefaultMatrix = "scenarios/quick.json";
-
-struct CommonArgs {
-  std::string matrix;
-  std::string out_dir;
-  std::string formats = "md,csv,html,gbench";
-  std::vector<std::string> sets;
-  std::optional<bool> profile;
-  std::int64_t memory_budget = 0;
-  std::string history = "results/history.sqlite";
-  std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
-};
-
-std::string take_value(const std::vector<std::string>& args, std::size_t& i) {
-  TB_CHECK_INPUT(i + 1 < args.size(), "command line", args[i], "needs a value");
-  return args[++i];
-}
-
-CommonArgs parse_common(const std::vector<std::string>& args, bool allow_run_flags) {
-  CommonArgs a;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& arg = args[i];
-    if (arg == "--set") a.sets.push_back(take_value(args, i));
-    else if (arg == "--out" && allow_run_flags) a.out_dir = take_value(args, i);
-    else if (arg == "--format" && allow_run_flags) a.formats = take_value(args, i);
-    else if (arg == "--profile" && allow_run_flags) a.profile = true;
-    else if (arg == "--no-profile" && allow_run_flags) a.profile = false;
-    else if (arg == "--memory-budget" && allow_run_flags)
-      a.memory_budget = capacity::parse_byte_size(take_value(args, i), "--memory-budget");
-    else if (arg == "--history" && allow_run_flags) a.history = take_value(args, i);
-    else if (arg == "--no-history" && allow_run_flags) a.history.clear();
-    else if (arg == "--isolate" && allow_run_flags) a.isolate = true;
-    else if (arg == "--no-isolate" && allow_run_flags) a.isolate = false;
-    else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
-    else if (a.matrix.empty()) a.matrix = arg;
-    else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
+// After the run: 130/143 when a signal stopped it (with how to finish it), 1 when a scenario
+// broke, else 0.
+int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream& err) {
+  if (interrupted()) {
+    err << "trainbench: interrupted; finish with: trainbench run --resume " << out_dir << "\n";
+    return interrupt_exit_code();
   }
-  return a;
+  // A run in which something broke is not a success, whatever was measured beside it.
+  for (const auto& s : run.scenarios)
+    if (needs_rerun(s)) return kExitScenarioFailed;
+  return kExitOk;
 }
 
-std::string default_matrix() {
-  if (std::filesystem::exists(kDefaultMatrix)) return kDefaultMatrix;
-  return std::string(TRAINBENCH_SOURCE_DIR) + "/" + kDefaultMatrix;
+// Reads the matrix with its run settings (isolation, a planted crash) and the report formats.
+// InputError for anything wrong, before anything runs.
+void load_for_run(const CommonArgs& a, MatrixSpec& spec, RunOptions& options) {
+  auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
+  spec = std::move(loaded.spec);
+  options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+  options.isolate = a.isolate.value_or(loaded.isolation.isolate);
+  options.set_overrides = a.sets;
+  // Without --isolate a planted crash takes this process down, as a real one would.
+  if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
+  TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
+                 "\"max\" (a capacity search) cannot run with --isolate; give the batch");
 }
 
-}  // namespace
-
-int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CommonArgs a;
+int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ostream& out,
+               std::ostream& err) {
+  RunResult previous;
   MatrixSpec spec;
+  CommonArgs a;
   RunOptions options;
+  const std::string results_path = (std::filesystem::path(resume.dir) / "results.json").string();
   try {
-    a = parse_common(args, true);
-    if (a.matrix.empty()) a.matrix = default_matrix();
-    auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
-    spec = std::move(loaded.spec);
-    options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
-    options.isolate = a.isolate.value_or(loaded.isolation.isolate);
-    options.set_overrides = a.sets;
-    // Without --isolate a planted crash takes this process down, as a real one would.
-    if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
-    TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
-                   "\"max\" (a capacity search) cannot run with --isolate; give the batch");
+    TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume",
+                   resume.dir, " holds no results.json: nothing to resume");
+    previous = load_results(results_path);
+    a = parse_common(
+        resume_arguments(previous.environment.value("command_line", nlohmann::json::array()), args),
+        true);
+    TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ",
+                   resume.dir);
+    if (a.matrix.empty()) a.matrix = previous.matrix_file;
+    TB_CHECK_INPUT(!a.matrix.empty(), results_path, "matrix.file",
+                   "empty; name the matrix: trainbench run MATRIX --resume ", resume.dir);
+    load_for_run(a, spec, options);
   } catch (const InputError& e) {
     err << "trainbench run: " << e.what() << "\n";
     return kExitBadInput;
   }
+  const auto environment = capture_environment({}, spec.defaults.seed);
+  const auto refusals =
+      resume_refusals(previous, scenarios_digest(scenarios_as_run(spec, previous)), environment);
+  for (const auto& why : refusals) {
+    if (resume.force) out << "trainbench: warning: resuming anyway (--force): " << why << "\n";
+    else err << "trainbench run: cannot resume: " << results_path << ": " << why << "\n";
+  }
+  if (!refusals.empty() && !resume.force) {
+    err << "trainbench run: pass --force to resume anyway\n";
+    return kExitBadInput;
+  }
+  if (std::none_of(previous.scenarios.begin(), previous.scenarios.end(),
+                   [](const ScenarioResult& s) { return needs_rerun(s); }) &&
+      previous.scenarios.size() == expand(spec).size()) {
+    out << "trainbench: nothing to resume in " << resume.dir << ": every scenario is ok or skipped\n";
+    return kExitOk;
+  }
+  options.out_dir = resume.dir;
+  options.run_id = previous.run_id;
+  options.progress = &out;
+  options.profile = a.profile;
+  options.memory_budget_bytes = a.memory_budget;
+  options.history_db = a.history;
+  ensure_writable_dir(options.out_dir);
+  install_interrupt_handlers();
+  const RunResult run = resume_matrix(
+      spec, std::move(previous), options,
+      ResumeRecord{environment.value("started_at", std::string()), refusals});
+  return run_exit_code(run, options.out_dir, err);
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args_in, std::ostream& out, std::ostream& err) {
+  CommonArgs a;
+  MatrixSpec spec;
+  RunOptions options;
+  std::vector<std::string> args = args_in;
+  ResumeArgs resume;
+  try {
+    resume = take_resume_args(args);
+    if (resume.dir.empty()) {
+      a = parse_common(args, true);
+      if (a.matrix.empty()) a.matrix = default_matrix();
+      load_for_run(a, spec, options);
+    }
+  } catch (const InputError& e) {
+    err << "trainbench run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (!resume.dir.empty()) return resume_run(args, resume, out, err);
   options.out_dir = a.out_dir;
   options.progress = &out;
   options.profile = a.profile;
@@ -95,13 +133,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
+  install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
   const RunResult run = run_matrix(spec, options);
-  // A run in which something broke is not a success, whatever was measured beside it.
-  for (const auto& s : run.scenarios)
-    if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
-        s.status == ScenarioStatus::diverged || s.status == ScenarioStatus::crashed)
-      return kExitScenarioFailed;
-  return kExitOk;
+  return run_exit_code(run, options.out_dir, err);
 }
 
 int cmd_list(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -123,8 +157,6 @@ int cmd_capacity(const std::vector<std::string>& args, std::ostream& out, std::o
   try {
     a = parse_common(args, true);
     TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench capacity needs a matrix file");
-    TB_CHECK_INPUT(!a.isolate, "command line", a.isolate && *a.isolate ? "--isolate" : "--no-isolate",
-                   "applies to trainbench run only");
     spec = load_matrix(a.matrix, default_parse_options(), a.sets);
   } catch (const InputError& e) {
     err << "trainbench capacity: " << e.what() << "\n";

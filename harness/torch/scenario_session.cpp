@@ -17,6 +17,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/gpu_monitor.hpp"
 #include "harness/core/host_load.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/core/segment_stats.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/profiling/nvtx.hpp"
@@ -199,11 +200,23 @@ void ScenarioSession::run_segment(int round) {
   const PrecisionGuard precision_guard(p.precision);
   const RngStateScope rng(s.rng_state);
   StepSample sample;
+  // An interrupt between steps drops this segment whole (a half segment would bias its median):
+  // the scenario is left as it was after its last complete segment.
+  const std::size_t loss_mark = s.loss_curve.size(), measured_mark = s.measured.size();
+  const int unmeasured_mark = s.unmeasured_steps;
+  auto abandon = [&]() {
+    s.loss_curve.resize(loss_mark);
+    s.measured.resize(measured_mark);
+    s.unmeasured_steps = unmeasured_mark;
+    s.disturbance.cancel();
+    throw Interrupted();
+  };
   // Unmeasured steps stop early once `budget_s` of wall time is spent: a large warmup must not
   // outlast the scenario's time budget (unmeasured_steps records how many ran).
   auto unmeasured = [&](int steps, double budget_s) {
     const auto start = Clock::now();
     for (int i = 0; i < steps; ++i) {
+      if (interrupted()) abandon();
       if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
       s.trainer->step(sample);
       s.loss_curve.push_back(sample.loss);
@@ -226,6 +239,7 @@ void ScenarioSession::run_segment(int round) {
   if (s.gpu) s.gpu->sample();
   s.disturbance.begin();
   while (seg.steps < s.segment_max) {
+    if (interrupted()) abandon();
     if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
     s.trainer->step(sample);
     s.measured.push_back(sample);

@@ -32,7 +32,8 @@ class ScenarioSession {
   ScenarioSession& operator=(const ScenarioSession&) = delete;
 
   // Measures one segment in round `round`; the first call runs the warm-up first. Throws what
-  // the training step throws (out of memory, ...).
+  // the training step throws (out of memory, ...), or Interrupted (interrupt.hpp) when a signal
+  // arrived: that segment is then dropped and the session is as after its last whole segment.
   void run_segment(int round);
 
   int segments() const;

@@ -20,16 +20,20 @@ class ScenarioSet {
   // Measured at least once and its interval is within the target.
   virtual bool converged(std::size_t i) const = 0;
   // Measures one segment of scenario i in `round` (building it first when needed). A failure
-  // finishes it with that status; nothing is thrown.
+  // finishes it with that status; nothing is thrown. An interrupt (interrupt.hpp) drops the
+  // unfinished segment and returns; the schedule then stops and calls interrupt_unfinished().
   virtual void segment(std::size_t i, int round) = 0;
   // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not.
   virtual void finish(std::size_t i) = 0;
   virtual void finish_all() {
     for (std::size_t i = 0; i < size(); ++i) finish(i);
   }
+  // Marks every scenario not finished yet "interrupted", keeping the segments it measured.
+  virtual void interrupt_unfinished() = 0;
   // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
   virtual std::vector<ScenarioResult> snapshot() const = 0;
-  // Every result, in matrix order; call after finish_all().
+  // Every result, in matrix order (never-measured scenarios left out); call after finish_all()
+  // or interrupt_unfinished().
   virtual std::vector<ScenarioResult> take_results() = 0;
 };
 

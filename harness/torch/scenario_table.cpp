@@ -1,12 +1,15 @@
 #include "harness/torch/scenario_table.hpp"
 
 #include <cstdio>
+#include <new>
 
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
 
 #include "harness/capacity/memory_probe.hpp"
+#include "harness/core/cpu_oom.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/core/run_id.hpp"
 #include "harness/torch/registry.hpp"
 
@@ -46,14 +49,21 @@ void record_failure(ScenarioResult& r, const ScenarioParams& params, std::except
     r.message = e.what();
   } catch (const c10::OutOfMemoryError& e) {
     r.status = ScenarioStatus::oom;
-    r.message = std::string("CUDA out of memory: ") + e.what_without_backtrace();
+    const std::string what = e.what_without_backtrace();
+    const auto cpu = cpu_oom_message(what);  // some LibTorch versions raise this type on the CPU too
+    r.message = cpu ? *cpu : "CUDA out of memory: " + what;
     if (params.device == "cuda") at::accelerator::emptyCache();
   } catch (const MemoryBudgetExceeded& e) {
     r.status = ScenarioStatus::oom;
     r.message = e.what();
   } catch (const c10::Error& e) {
-    r.status = ScenarioStatus::failed;
-    r.message = e.what_without_backtrace();
+    const std::string what = e.what_without_backtrace();
+    const auto oom = cpu_oom_message(what);
+    r.status = oom ? ScenarioStatus::oom : ScenarioStatus::failed;
+    r.message = oom ? *oom : what;
+  } catch (const std::bad_alloc&) {
+    r.status = ScenarioStatus::oom;
+    r.message = cpu_bad_alloc_message();
   } catch (const std::exception& e) {
     r.status = ScenarioStatus::failed;
     r.message = e.what();
@@ -101,6 +111,8 @@ void ScenarioTable::segment(std::size_t i, int round) {
       slot.session = std::make_unique<ScenarioSession>(
           slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
     slot.session->run_segment(round);
+  } catch (const Interrupted&) {
+    // Not the scenario's failure: the run is stopping, and interrupt_unfinished() records it.
   } catch (...) {
     fail(i, std::current_exception());
   }
@@ -108,11 +120,10 @@ void ScenarioTable::segment(std::size_t i, int round) {
 
 void ScenarioTable::finish(std::size_t i) {
   Slot& slot = slots_[i];
-  if (slot.result) return;
+  // Never measured in this process (an A/B worker that ran other scenarios' rounds only): no
+  // result, rather than one without steps.
+  if (slot.result || !slot.session) return;
   try {
-    if (!slot.session)  // never measured (e.g. every round skipped it): build it to say why
-      slot.session = std::make_unique<ScenarioSession>(
-          slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
     slot.result = slot.session->finish();
     slot.session.reset();
     report(i);
@@ -123,6 +134,28 @@ void ScenarioTable::finish(std::size_t i) {
 
 void ScenarioTable::finish_all() {
   for (std::size_t i = 0; i < slots_.size(); ++i) finish(i);
+}
+
+void ScenarioTable::interrupt_unfinished() {
+  for (auto& slot : slots_) {
+    if (slot.result) continue;
+    ScenarioResult r;
+    r.id = scenario_id(slot.params);
+    r.params = slot.params;
+    r.message = "interrupted before it started";
+    if (slot.session) {
+      try {  // what it measured so far; a snapshot that fails loses only that
+        r = slot.session->snapshot();
+        r.message = "interrupted after " + std::to_string(r.segments.size()) + " segment(s)";
+      } catch (const std::exception&) {
+      }
+    }
+    r.status = ScenarioStatus::interrupted;
+    r.stop_reason = "interrupted";
+    r.message += "; trainbench run --resume measures it again";
+    slot.session.reset();
+    slot.result = std::move(r);
+  }
 }
 
 std::vector<ScenarioResult> ScenarioTable::snapshot() const {

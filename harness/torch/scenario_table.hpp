@@ -31,14 +31,21 @@ class ScenarioTable final : public ScenarioSet {
   bool active(std::size_t i) const override { return !slots_[i].result.has_value(); }
   bool converged(std::size_t i) const override;
 
+  // Measures one segment of scenario i in `round` (building it first when needed). A failure
+  // finishes it with that status. An interrupt (interrupt.hpp) drops the unfinished segment and
+  // returns; the caller stops the schedule and calls interrupt_unfinished().
   void segment(std::size_t i, int round) override;
+  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not;
+  // a scenario never measured gets no result.
   void finish(std::size_t i) override;
   void finish_all() override;
+  void interrupt_unfinished() override;
 
   std::vector<ScenarioResult> snapshot() const override;
   // Scenario i alone: its result once finished, else its snapshot once built, else nothing
   // (what a worker of `run --isolate` sends back).
   std::optional<ScenarioResult> snapshot_of(std::size_t i) const;
+  // Every result, in matrix order (never-measured scenarios left out); call after finish_all().
   std::vector<ScenarioResult> take_results() override;
 
  private:

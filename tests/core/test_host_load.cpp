@@ -112,6 +112,19 @@ TEST(DisturbanceMeter, LoadedIntervalIsContendedWithReason) {
   EXPECT_DOUBLE_EQ(*d.load_avg_max, 2.9);
 }
 
+// A segment of a few milliseconds spans one or two clock ticks: a tick of someone else's work
+// reads as cores of load. Such a reading is never called contended.
+TEST(DisturbanceMeter, SegmentsTooShortToTellAreNotContended) {
+  DisturbanceMeter m;
+  // 20 ms on 4 CPUs, 100 ticks/s: 3 busy ticks, none of them ours -> 1.5 "cores", +-2 cores.
+  m.begin(snap(0, 1000, 5000, 10.0, 0));
+  m.end(snap(0.02, 1003, 5005, 10.0, 0));
+  const auto d = m.result();
+  EXPECT_NEAR(d.other_cpu_cores, 1.5, 1e-9);
+  EXPECT_NEAR(d.other_cpu_cores_resolution, 2.0, 1e-9);
+  EXPECT_FALSE(d.contended) << d.reason;
+}
+
 TEST(DisturbanceMeter, StealIsContended) {
   DisturbanceMeter m;
   // 1 s on 4 CPUs: 400 ticks, 40 of them stolen; our process did all the busy work.

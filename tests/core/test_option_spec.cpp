@@ -105,6 +105,15 @@ TEST(OptionSpec, LongValuesAreQuotedAsAnExcerpt) {
   EXPECT_EQ(excerpt(json("short")), "\"short\"");
 }
 
+// An excerpt ends on a character boundary: "é" is two bytes, and half of one is not UTF-8.
+TEST(OptionSpec, ExcerptsNeverCutACharacterInTwo) {
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += "\xc3\xa9";
+  EXPECT_EQ(text_excerpt(accents, 5), "\xc3\xa9\xc3\xa9...");
+  EXPECT_NO_THROW(json(text_excerpt(accents, 61)).dump());
+  EXPECT_EQ(text_excerpt("abcdef", 3), "abc...");
+}
+
 TEST(OptionSpec, EditDistanceAndClosestName) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);

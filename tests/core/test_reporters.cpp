@@ -294,6 +294,23 @@ TEST(Reporters, PartialResultsRenderDashes) {
   EXPECT_NO_THROW(render(html, run));
 }
 
+TEST(Reporters, InterruptedScenariosAreCountedAndListed) {
+  // A run stopped by Ctrl-C: its unfinished scenarios are trouble, with the way out in the text.
+  auto run = fixture_run();
+  run.extra.erase("summary");  // counted from the scenarios, as after an interrupt
+  auto& s = run.scenarios.back();
+  s.status = ScenarioStatus::interrupted;
+  s.message = "interrupted after 2 segment(s); trainbench run --resume measures it again";
+  const std::string console = render("console", run);
+  EXPECT_NE(console.find(", interrupted 1"), std::string::npos) << console;
+  EXPECT_NE(console.find("interrupted " + s.id + ": interrupted after 2 segment(s)"), std::string::npos);
+  const std::string md = render("md", run);
+  EXPECT_NE(md.substr(0, md.find('\n')).find("1 interrupted"), std::string::npos);
+  EXPECT_NE(md.find("⏸️ **interrupted** `" + s.id + "`"), std::string::npos);
+  HtmlReporter html("/nonexistent");
+  EXPECT_NE(render(html, run).find(" · 1 interrupted"), std::string::npos);
+}
+
 TEST(Reporters, EmptyRunRenders) {
   RunResult run;
   run.run_id = "empty";

@@ -2,13 +2,19 @@
 // horizontal flip, normalisation), so that data-loader workers matter as they do for ImageNet.
 // trainbench writes the files itself on first use: each class is a coloured pattern plus noise.
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 #include <random>
+#include <stdexcept>
 
 #include <ATen/ATen.h>
 
+#include "harness/core/cache_manifest.hpp"
+#include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/profiling/host_recorder.hpp"
 #include "harness/torch/datasets/jpeg_codec.hpp"
@@ -31,11 +37,15 @@ std::string default_root(std::int64_t samples, std::int64_t classes, std::int64_
       .string();
 }
 
-std::string file_name(const std::string& root, std::int64_t index, std::int64_t classes) {
+std::string relative_name(std::int64_t index, std::int64_t classes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "class_%02lld/img_%06lld.jpg",
                 static_cast<long long>(index % classes), static_cast<long long>(index));
-  return (fs::path(root) / buf).string();
+  return buf;
+}
+
+std::string file_name(const std::string& root, std::int64_t index, std::int64_t classes) {
+  return (fs::path(root) / relative_name(index, classes)).string();
 }
 
 // Class c: stripes whose angle and frequency depend on c, tinted by a class colour, plus noise.
@@ -61,16 +71,32 @@ RgbImage make_image(std::int64_t index, std::int64_t classes, int size, std::mt1
   return img;
 }
 
+// COMPLETE is written last, after the manifest (harness/core/cache_manifest.hpp), and removed
+// first: a cache interrupted while being written or rebuilt is never trusted.
 void generate(const std::string& root, std::int64_t samples, std::int64_t classes, int stored) {
+  std::remove((fs::path(root) / "COMPLETE").c_str());
   for (std::int64_t c = 0; c < classes; ++c) {
     char dir[32];
     std::snprintf(dir, sizeof dir, "class_%02lld", static_cast<long long>(c));
     fs::create_directories(fs::path(root) / dir);
   }
   std::mt19937 rng(1234);  // fixed: the files are a cache shared by every run
-  for (std::int64_t i = 0; i < samples; ++i)
-    write_jpeg(file_name(root, i, classes), make_image(i, classes, stored, rng));
-  std::ofstream(fs::path(root) / "COMPLETE") << samples << " " << classes << " " << stored << "\n";
+  std::vector<std::string> names;
+  for (std::int64_t i = 0; i < samples; ++i) {
+    // Renamed into place: another process reading the cache while this one rebuilds it sees
+    // the old file or the new one (the same bytes), never half of one.
+    const std::string target = file_name(root, i, classes);
+    const std::string temporary = temporary_path_for(target).string();
+    write_jpeg(temporary, make_image(i, classes, stored, rng));
+    if (std::rename(temporary.c_str(), target.c_str()) != 0) {
+      std::remove(temporary.c_str());
+      throw std::runtime_error("cannot write " + target + ": " + std::strerror(errno));
+    }
+    names.push_back(relative_name(i, classes));
+  }
+  write_cache_manifest(root, names);
+  write_file_durably(fs::path(root) / "COMPLETE", std::to_string(samples) + " " + std::to_string(classes) +
+                                                      " " + std::to_string(stored) + "\n");
 }
 
 class ImageFolderSource final : public SampleSource {
@@ -91,6 +117,11 @@ class ImageFolderSource final : public SampleSource {
     if (!fs::exists(fs::path(root_) / "COMPLETE")) {
       TB_CHECK_INPUT(create, "matrix", "dataset_options.path",
                      "no image dataset at '", root_, "' and dataset_options.create is false");
+      generate(root_, samples_, classes_, stored_);
+    } else if (const std::string damage = verify_cache(root_); !damage.empty()) {
+      TB_CHECK_INPUT(create, "matrix", "dataset_options.path", "the image dataset at '", root_,
+                     "' is damaged (", damage, ") and dataset_options.create is false");
+      std::cerr << "dataset cache " << root_ << " was damaged (" << damage << "); rebuilding\n";
       generate(root_, samples_, classes_, stored_);
     }
     TB_CHECK_INPUT(fs::exists(file_name(root_, samples_ - 1, classes_)), "matrix",
