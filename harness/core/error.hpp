@@ -24,7 +24,7 @@ class InputError : public std::runtime_error {
 
 // An artefact (results, report, trace, noise floor, history) that could not be written: full
 // disk, unwritable folder, failed rename. The previous good file is left as it was. what():
-// "cannot write <path>: <reason>". main maps it to kExitOutputError.
+// "cannot write <path>: <reason>". The CLI maps it to exit code 5 (cli/exit_code.hpp).
 class OutputError : public std::runtime_error {
  public:
   OutputError(std::string path, std::string reason)
@@ -38,9 +38,6 @@ class OutputError : public std::runtime_error {
   std::string path_;
   std::string reason_;
 };
-
-// Exit code of every command when an artefact could not be written (see OutputError).
-inline constexpr int kExitOutputError = 5;
 
 // A scenario the device cannot run (e.g. amp_fp16 on a CPU build): recorded as "skipped" with
 // the reason, never faked.

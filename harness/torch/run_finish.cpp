@@ -18,7 +18,7 @@ void finish_run(RunResult& run, const RunOptions& options) {
   };
   // An artefact that cannot be written (full disk) does not stop the others: the history keeps
   // the whole run even when results.json cannot be replaced. The first such failure is rethrown
-  // at the end, so main exits kExitOutputError instead of 0 (or 2, bad input).
+  // at the end, so the CLI exits 5 (cli/exit_code.hpp) instead of 0 (or 2, bad input).
   std::exception_ptr output_failure;
   auto output_failed = [&](const std::string& what, const OutputError& e) {
     if (output_failure) warn(what, e);

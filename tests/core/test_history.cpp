@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/run_id.hpp"
 #include "tests/core/synthetic_runs.hpp"
@@ -22,6 +22,7 @@
 namespace {
 
 using namespace tb;
+using tb::cli::cmd_history;
 using tb::testing::jittered;
 using tb::testing::make_run;
 using tb::testing::make_scenario;

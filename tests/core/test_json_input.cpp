@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
 #include "harness/core/comparison.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_input.hpp"
@@ -19,6 +19,7 @@ namespace tb {
 namespace {
 
 namespace fs = std::filesystem;
+using cli::cmd_compare;
 using nlohmann::json;
 
 std::string arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
 #include "harness/core/error.hpp"
 #include "reporters/csv_reporter.hpp"
 #include "reporters/gbench_reporter.hpp"
@@ -17,6 +17,8 @@
 
 namespace tb {
 namespace {
+
+using cli::cmd_report;
 
 using test::expect_golden;
 using test::fixture_run;

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
 #include "harness/core/comparison.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
@@ -17,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace tb;
+using tb::cli::cmd_compare;
 using tb::testing::jittered;
 using tb::testing::make_run;
 using tb::testing::make_scenario;

@@ -4,93 +4,41 @@
 #include <optional>
 #include <string>
 
-#include "harness/core/command_line.hpp"
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
+#include "cli/comparison_report.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/option_values.hpp"
 #include "harness/core/comparison.hpp"
-#include "harness/core/comparison_report.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 namespace {
 
 
-constexpr const char* kUsage = R"(usage: trainbench compare [options] OLD NEW
-       trainbench compare [options] --against last|RUN_ID|GIT_REV [NEW]
-
-Compares two runs scenario by scenario (matched by model, dataset, device, optimizer, precision,
-workers, accumulation and batch): median step times, change, a 95% interval of the speedup
-old/new from the runs' segments (Welch, so between-segment drift is in it) and a verdict
-(faster, slower, same, noisy). OLD and NEW are results directories or results.json files.
-
-options:
-  --fail-on-regression PCT  the CI gate. Exit 1 when some scenario is slower by more than PCT
-                            percent beyond its noise (even the optimistic end of its speedup
-                            interval is below 1 - PCT/100, and below its A/A noise floor with
-                            --noise), or when a scenario that was ok in OLD is failed, oom,
-                            diverged, skipped or missing in NEW. Exit 4 when a scenario was
-                            contended (machine loaded) in either run: no verdict on such data
-  --allow-broken            with the gate: list failed/missing scenarios but do not fail on them
-  --noise FILE              A/A noise floor written by --aa; raises each scenario's threshold
-                            to at least the change an A/A pair showed
-  --aa                      OLD and NEW are the same build measured twice: write each
-                            scenario's noise floor (observed |change|, interval width);
-                            refused (exit 2) when a change exceeds 50% or a run was contended
-  --noise-out PATH          where --aa writes (default: noise-floor.json next to NEW)
-  --allow-env-mismatch      compare runs measured on different hardware (CPU model, device,
-                            GPU names and count)
-  --against REF             take OLD from the history database: "last" (the newest earlier run
-                            of the same matrix, name and content, on the same hardware), a run
-                            id, or a git revision prefix (the newest run of that revision with
-                            the same matrix); never NEW itself. NEW defaults to the newest
-                            recorded run
-  --db PATH                 history database (default results/history.sqlite)
-  --threshold PCT           |change| band reported as "same" (default 2)
-  --json PATH               also write the comparison as JSON
-  -h, --help                this text
-
-exit codes:
-  0  no regression (or no gate requested)
-  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW
-  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,
-     implausible A/A noise)
-  3  environments differ (refused; see --allow-env-mismatch)
-  4  the gate refused to judge: a compared scenario was contended in OLD or NEW
-  5  an output (--json, --noise-out) could not be written; the previous file is kept
-)";
-
 struct Args {
   std::vector<std::string> positional;
   std::optional<double> fail_pct;
-  std::string noise_in, noise_out, against, db = History::kDefaultPath, json_out;
-  bool aa = false, allow_env_mismatch = false, allow_broken = false, help = false;
+  std::string noise_in, noise_out, against, db, json_out;
+  bool aa = false, allow_env_mismatch = false, allow_broken = false;
   double threshold_pct = 2.0;
 };
 
-Args parse_args(const std::vector<std::string>& argv) {
+Args read_args(const ParsedArgs& parsed) {
   Args a;
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    const std::string& arg = argv[i];
-    auto value = [&]() -> const std::string& {
-      TB_CHECK_INPUT(i + 1 < argv.size(), "command line", arg, "missing value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") a.help = true;
-    else if (arg == "--fail-on-regression") a.fail_pct = parse_non_negative(arg, value());
-    else if (arg == "--noise") a.noise_in = value();
-    else if (arg == "--noise-out") a.noise_out = value();
-    else if (arg == "--aa") a.aa = true;
-    else if (arg == "--allow-env-mismatch") a.allow_env_mismatch = true;
-    else if (arg == "--allow-broken") a.allow_broken = true;
-    else if (arg == "--against") a.against = value();
-    else if (arg == "--db") a.db = value();
-    else if (arg == "--threshold") a.threshold_pct = parse_non_negative(arg, value());
-    else if (arg == "--json") a.json_out = value();
-    else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
-    else a.positional.push_back(arg);
-  }
+  a.positional = parsed.positionals();
+  if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
+  if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
+  a.noise_in = parsed.value("--noise").value_or("");
+  a.noise_out = parsed.value("--noise-out").value_or("");
+  a.against = parsed.value("--against").value_or("");
+  a.db = parsed.value("--db").value_or(History::kDefaultPath);
+  a.json_out = parsed.value("--json").value_or("");
+  a.aa = parsed.has("--aa");
+  a.allow_env_mismatch = parsed.has("--allow-env-mismatch");
+  a.allow_broken = parsed.has("--allow-broken");
   return a;
 }
 
@@ -175,15 +123,9 @@ std::string default_noise_path(const std::string& new_location) {
   return (dir / "noise-floor.json").string();
 }
 
-}  // namespace
-
-int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   try {
-    const Args a = parse_args(argv);
-    if (a.help) {
-      out << kUsage;
-      return kExitCompareOk;
-    }
+    const Args a = read_args(parsed);
     CompareOptions options;
     options.same_threshold = a.threshold_pct / 100.0;
     options.allow_env_mismatch = a.allow_env_mismatch;
@@ -205,8 +147,8 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
       err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('"
           << c.old_run_id << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id
           << "' matrix '" << runs.new_run.matrix_name << "')\n";
-      if (c.broken) return kExitRegression;  // NEW broke what OLD measured: that is a failure
-      return kExitUsage;
+      if (c.broken) return as_int(ExitCode::failure);  // NEW broke what OLD measured: that is a failure
+      return as_int(ExitCode::bad_input);
     }
     if (a.aa) {
       const std::string path = a.noise_out.empty() ? default_noise_path(runs.new_location) : a.noise_out;
@@ -215,17 +157,77 @@ int cmd_compare(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     return gate_exit_code(c, "trainbench compare", err);
   } catch (const OutputError&) {
-    throw;  // main says which file and exits kExitOutputError
+    throw;  // main says which file and exits 5
   } catch (const ImplausibleNoise& e) {
     err << "trainbench compare: " << e.what() << '\n';
-    return kExitUsage;
+    return as_int(ExitCode::bad_input);
   } catch (const EnvironmentMismatch& e) {
     err << "trainbench compare: " << e.what() << '\n';
-    return kExitEnvironment;
+    return as_int(ExitCode::environment_mismatch);
   } catch (const std::exception& e) {
     err << "trainbench compare: " << e.what() << '\n';
-    return kExitUsage;
+    return as_int(ExitCode::bad_input);
   }
 }
 
-}  // namespace tb
+}  // namespace
+
+const Command& compare_command() {
+  static const Command command{
+      {.name = "compare",
+       .summary = "compare two runs (exit 1 on a regression)",
+       .synopses = {"[options] OLD NEW", "[options] --against last|RUN_ID|GIT_REV [NEW]"},
+       .description =
+           "Compares two runs scenario by scenario (matched by model, dataset, device, optimizer, precision,\n"
+           "workers, accumulation and batch): median step times, change, a 95% interval of the speedup\n"
+           "old/new from the runs' segments (Welch, so between-segment drift is in it) and a verdict\n"
+           "(faster, slower, same, noisy).\n",
+       .positionals = {{"OLD", "results directory or results.json (not with --against)"},
+                       {"NEW", "results directory or results.json"}},
+       .options =
+           {{"--fail-on-regression", "PCT",
+             "the CI gate. Exit 1 when some scenario is slower by more than PCT\n"
+             "percent beyond its noise (even the optimistic end of its speedup\n"
+             "interval is below 1 - PCT/100, and below its A/A noise floor with\n"
+             "--noise), or when a scenario that was ok in OLD is failed, oom,\n"
+             "diverged, skipped or missing in NEW. Exit 4 when a scenario was\n"
+             "contended (machine loaded) in either run: no verdict on such data"},
+            {"--allow-broken", "", "with the gate: list failed/missing scenarios but do not fail on them"},
+            {"--noise", "FILE",
+             "A/A noise floor written by --aa; raises each scenario's threshold\n"
+             "to at least the change an A/A pair showed"},
+            {"--aa", "",
+             "OLD and NEW are the same build measured twice: write each\n"
+             "scenario's noise floor (observed |change|, interval width);\n"
+             "refused (exit 2) when a change exceeds 50% or a run was contended"},
+            {"--noise-out", "PATH", "where --aa writes (default: noise-floor.json next to NEW)"},
+            {"--allow-env-mismatch", "",
+             "compare runs measured on different hardware (CPU model, device,\n"
+             "GPU names and count)"},
+            {"--against", "REF",
+             "take OLD from the history database: \"last\" (the newest earlier run\n"
+             "of the same matrix, name and content, on the same hardware), a run\n"
+             "id, or a git revision prefix (the newest run of that revision with\n"
+             "the same matrix); never NEW itself. NEW defaults to the newest\n"
+             "recorded run"},
+            {"--db", "PATH", "history database (default results/history.sqlite)"},
+            {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
+            {"--json", "PATH", "also write the comparison as JSON"}},
+       .epilogue =
+           "exit codes:\n"
+           "  0  no regression (or no gate requested)\n"
+           "  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW\n"
+           "  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,\n"
+           "     implausible A/A noise)\n"
+           "  3  environments differ (refused; see --allow-env-mismatch)\n"
+           "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW\n"
+           "  5  an output (--json, --noise-out) could not be written; the previous file is kept\n"},
+      compare};
+  return command;
+}
+
+int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return execute_command(compare_command(), args, out, err);
+}
+
+}  // namespace tb::cli

@@ -1,10 +1,12 @@
-#include "harness/core/comparison_report.hpp"
+#include "cli/comparison_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace tb {
+#include "cli/exit_code.hpp"
+
+namespace tb::cli {
 
 namespace {
 
@@ -113,15 +115,15 @@ int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream&
   if (c.broken) {
     err << who << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "
                   "the table; --allow-broken to accept)\n";
-    return kExitRegression;
+    return as_int(ExitCode::failure);
   }
-  if (c.regression) return kExitRegression;
+  if (c.regression) return as_int(ExitCode::failure);
   if (c.contended) {
     err << who << ": gate refused: the machine was loaded while some scenarios were measured "
                   "(CONTENDED rows); re-run on a quiet machine\n";
-    return kExitContended;
+    return as_int(ExitCode::contended);
   }
-  return kExitCompareOk;
+  return as_int(ExitCode::ok);
 }
 
-}  // namespace tb
+}  // namespace tb::cli

@@ -1,11 +1,11 @@
-// Small pieces of command-line parsing shared by the sub-commands.
+// Option values that are numbers, checked once for every command.
 #pragma once
 #include <string>
 
-namespace tb {
+namespace tb::cli {
 
 // `text` as a non-negative number for `option` (e.g. --fail-on-regression 5); InputError
 // "command line: OPTION: expected a non-negative number, got 'TEXT'" otherwise.
 double parse_non_negative(const std::string& option, const std::string& text);
 
-}  // namespace tb
+}  // namespace tb::cli

@@ -4,29 +4,14 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/core/commands.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_code.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 namespace {
-
-constexpr const char* kUsage = R"(usage: trainbench history [--db PATH] [--scenario ID] [--limit N]
-       trainbench history [--db PATH] --record RESULTS
-
-Lists the runs recorded in the history database (newest first), or with --scenario the median
-step time of one scenario across runs (oldest first) with a sparkline.
-
-options:
-  --db PATH          history database (default results/history.sqlite)
-  --scenario ID      trend of one scenario, e.g. mlp/fp32/w0/a1/b64
-  --limit N          at most N runs (the newest)
-  --record RESULTS   store a results directory or results.json file in the history
-  -h, --help         this text
-
-exit codes: 0 success, 2 usage or input error, 5 the database could not be written
-)";
 
 // Lower step time is better, so the sparkline goes up when runs get slower.
 std::string sparkline(const std::vector<TrendPoint>& points) {
@@ -106,38 +91,19 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
       << '\n';
 }
 
-}  // namespace
-
-int cmd_history(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    std::string db = History::kDefaultPath, scenario, record;
+    const std::string db = args.value("--db").value_or(History::kDefaultPath);
+    const std::string scenario = args.value("--scenario").value_or("");
+    const std::string record = args.value("--record").value_or("");
     int limit = 0;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      const std::string& arg = argv[i];
-      auto value = [&]() -> const std::string& {
-        TB_CHECK_INPUT(i + 1 < argv.size(), "command line", arg, "missing value");
-        return argv[++i];
-      };
-      if (arg == "-h" || arg == "--help") {
-        out << kUsage;
-        return 0;
-      } else if (arg == "--db") {
-        db = value();
-      } else if (arg == "--scenario") {
-        scenario = value();
-      } else if (arg == "--record") {
-        record = value();
-      } else if (arg == "--limit") {
-        const std::string& v = value();
-        try {
-          limit = std::stoi(v);
-        } catch (const std::exception&) {
-          limit = -1;
-        }
-        TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", v, "'");
-      } else {
-        throw InputError("command line", arg, "unknown argument; see --help");
+    if (const auto v = args.value("--limit")) {
+      try {
+        limit = std::stoi(*v);
+      } catch (const std::exception&) {
+        limit = -1;
       }
+      TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", *v, "'");
     }
     if (record.empty())
       TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
@@ -151,13 +117,37 @@ int cmd_history(const std::vector<std::string>& argv, std::ostream& out, std::os
     } else {
       print_runs(history, limit, out);
     }
-    return 0;
+    return as_int(ExitCode::ok);
   } catch (const OutputError&) {
-    throw;  // main says which file and exits kExitOutputError
+    throw;  // main says which file and exits 5
   } catch (const std::exception& e) {
     err << "trainbench history: " << e.what() << '\n';
-    return 2;
+    return as_int(ExitCode::bad_input);
   }
 }
 
-}  // namespace tb
+}  // namespace
+
+const Command& history_command() {
+  static const Command command{
+      {.name = "history",
+       .summary = "runs recorded in results/history.sqlite, or one scenario's trend",
+       .synopses = {"[--db PATH] [--scenario ID] [--limit N]", "[--db PATH] --record RESULTS"},
+       .description =
+           "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
+           "step time of one scenario across runs (oldest first) with a sparkline.\n",
+       .positionals = {},
+       .options = {{"--db", "PATH", "history database (default results/history.sqlite)"},
+                   {"--scenario", "ID", "trend of one scenario, e.g. mlp/fp32/w0/a1/b64"},
+                   {"--limit", "N", "at most N runs (the newest)"},
+                   {"--record", "RESULTS", "store a results directory or results.json file in the history"}},
+       .epilogue = "exit codes: 0 success, 2 usage or input error, 5 the database could not be written\n"},
+      show_history};
+  return command;
+}
+
+int cmd_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return execute_command(history_command(), args, out, err);
+}
+
+}  // namespace tb::cli

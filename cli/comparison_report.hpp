@@ -6,14 +6,7 @@
 
 #include "harness/core/comparison.hpp"
 
-namespace tb {
-
-// Exit codes of `compare` and `ab` (README "Exit codes").
-inline constexpr int kExitCompareOk = 0;
-inline constexpr int kExitRegression = 1;   // slower beyond the gate, or broken/missing in NEW
-inline constexpr int kExitUsage = 2;        // bad option or input, nothing comparable
-inline constexpr int kExitEnvironment = 3;  // different hardware (refused)
-inline constexpr int kExitContended = 4;    // the gate refused to judge loaded measurements
+namespace tb::cli {
 
 // Scenario rows (old and new typical step time, change, speedup with its 95% interval, verdict,
 // gate flags), the summary line, and notes: scenarios moving together between unpaired runs,
@@ -30,4 +23,4 @@ void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
 // contended -> 4, else 0. Says why on `err`, prefixed with `who` ("trainbench compare").
 int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err);
 
-}  // namespace tb
+}  // namespace tb::cli

@@ -1,4 +1,4 @@
-#include "harness/torch/worker_command.hpp"
+#include "cli/torch/worker_command.hpp"
 
 #include <unistd.h>
 
@@ -12,17 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_code.hpp"
 #include "harness/capacity/byte_size.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/isolation_settings.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/torch/environment.hpp"
-#include "harness/torch/run_command.hpp"
 #include "harness/torch/run_finish.hpp"
 #include "harness/torch/runner.hpp"
 #include "harness/torch/scenario_table.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 namespace {
 
@@ -35,34 +35,24 @@ struct WorkerArgs {
   std::optional<long long> run_start_ns;  // the parent run's start on the steady clock
 };
 
-WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
+WorkerArgs read_worker_args(const ParsedArgs& p) {
   WorkerArgs a;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> const std::string& {
-      TB_CHECK_INPUT(i + 1 < args.size(), "command line", args[i], "needs a value");
-      return args[++i];
-    };
-    const std::string& arg = args[i];
-    if (arg == "--out") a.out_dir = value();
-    else if (arg == "--ab-session") a.session = value();
-    else if (arg == "--ab-side") a.side = value();
-    else if (arg == "--set") a.sets.push_back(value());
-    else if (arg == "--memory-budget")
-      a.memory_budget = capacity::parse_byte_size(value(), "--memory-budget");
-    else if (arg == "--isolate") a.isolate = true;
-    else if (arg == "--profile") a.profile = true;
-    else if (arg == "--no-profile") a.profile = false;
-    else if (arg == "--run-start-ns") {
-      const std::string& v = value();
-      char* end = nullptr;
-      errno = 0;
-      const long long ns = std::strtoll(v.c_str(), &end, 10);
-      TB_CHECK_INPUT(!v.empty() && *end == '\0' && errno == 0 && ns >= 0, "command line",
-                     "--run-start-ns", "must be a non-negative integer, got '", v, "'");
-      a.run_start_ns = ns;
-    } else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
-    else if (a.matrix.empty()) a.matrix = arg;
-    else throw InputError("command line", arg, "unexpected argument");
+  if (!p.positionals().empty()) a.matrix = p.positionals()[0];
+  a.out_dir = p.value("--out").value_or("");
+  a.session = p.value("--ab-session").value_or("");
+  a.side = p.value("--ab-side").value_or("");
+  a.sets = p.values("--set");
+  if (const auto size = p.value("--memory-budget"))
+    a.memory_budget = capacity::parse_byte_size(*size, "--memory-budget");
+  a.isolate = p.has("--isolate");
+  if (const auto flag = p.last_of({"--profile", "--no-profile"}); !flag.empty()) a.profile = flag == "--profile";
+  if (const auto v = p.value("--run-start-ns")) {
+    char* end = nullptr;
+    errno = 0;
+    const long long ns = std::strtoll(v->c_str(), &end, 10);
+    TB_CHECK_INPUT(!v->empty() && *end == '\0' && errno == 0 && ns >= 0, "command line",
+                   "--run-start-ns", "must be a non-negative integer, got '", *v, "'");
+    a.run_start_ns = ns;
   }
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench worker needs a matrix file");
   if (a.isolate) return a;
@@ -96,15 +86,15 @@ class ReplyChannel {
   std::FILE* file_ = nullptr;
 };
 
-}  // namespace
-
-int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+// A matrix the worker refuses is said on the protocol channel (and exits 2): the parent reads
+// only that.
+int worker(const ParsedArgs& args, std::ostream&, std::ostream& err) {
   ReplyChannel reply;
   WorkerArgs a;
   MatrixSpec spec;
   IsolationSettings isolation;
   try {
-    a = parse_worker_args(args);
+    a = read_worker_args(args);
     auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
     spec = std::move(loaded.spec);
     isolation = std::move(loaded.isolation);
@@ -112,8 +102,8 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
                    "\"max\" (a capacity search) is not supported in an A/B session or with "
                    "--isolate; give the batch");
   } catch (const InputError& e) {
-    reply.send({{"error", e.what()}, {"exit", kExitBadInput}});
-    return kExitBadInput;
+    reply.send({{"error", e.what()}, {"exit", as_int(ExitCode::bad_input)}});
+    return as_int(ExitCode::bad_input);
   }
   using Clock = std::chrono::steady_clock;
   const auto run_start =
@@ -124,7 +114,7 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
   options.out_dir = a.out_dir;
   options.memory_budget_bytes = a.memory_budget;
   options.command_line = {"trainbench", "worker"};
-  options.command_line.insert(options.command_line.end(), args.begin(), args.end());
+  for (auto& token : args.tokens_without({})) options.command_line.push_back(std::move(token));
   options.run_id = a.isolate ? "isolated" : a.session + "-" + a.side;
   if (isolation.test_crash) options.test_hook = make_test_crash_hook(*isolation.test_crash);
 
@@ -181,7 +171,7 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
       }
       table.finish(i);
       reply.send({{"result", *table.snapshot_of(i)}});
-      if (a.isolate) return kExitOk;  // its one scenario is done
+      if (a.isolate) return as_int(ExitCode::ok);  // its one scenario is done
     } else if (a.isolate) {  // save / finish would overwrite the parent's results.json
       reply.send({{"error", "a --isolate worker only measures and finishes scenarios"}});
     } else if (cmd.contains("save")) {
@@ -196,11 +186,36 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
       for (const auto& s : run.scenarios)
         if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
             s.status == ScenarioStatus::diverged || s.status == ScenarioStatus::crashed)
-          return kExitScenarioFailed;
-      return kExitOk;
+          return as_int(ExitCode::failure);
+      return as_int(ExitCode::ok);
     }
   }
   return 3;  // the parent went away without finishing
 }
 
-}  // namespace tb
+}  // namespace
+
+const Command& worker_command() {
+  static const Command command{
+      {.name = "worker",
+       .summary = "one side of `ab`, or one scenario of `run --isolate` (started by them, not by hand)",
+       .synopses = {"MATRIX --out DIR --ab-session ID --ab-side old|new [options]",
+                    "MATRIX --isolate [--out DIR] [--run-start-ns N] [options]"},
+       .description = "Speaks a line-based JSON protocol on stdout (cli/torch/worker_command.hpp).\n",
+       .positionals = {{"MATRIX", "the scenario matrix"}},
+       .options = {{"--out", "DIR", "results folder"},
+                   {"--ab-session", "ID", "the A/B session's id"},
+                   {"--ab-side", "old|new", "which build this worker is"},
+                   {"--set", "PATH=JSON", "matrix override", true},
+                   {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\""},
+                   {"--isolate", "", "measure scenarios for `run --isolate`"},
+                   {"--profile", "", "as run --profile"},
+                   {"--no-profile", "", "as run --no-profile"},
+                   {"--run-start-ns", "N", "the parent run's start on the steady clock"}},
+       .epilogue = "exit codes: 0 ok, 1 a scenario failed, 2 bad input, 3 the parent went away\n",
+       .hidden = true},
+      worker};
+  return command;
+}
+
+}  // namespace tb::cli

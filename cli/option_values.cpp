@@ -1,8 +1,8 @@
-#include "harness/core/command_line.hpp"
+#include "cli/option_values.hpp"
 
 #include "harness/core/error.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 double parse_non_negative(const std::string& option, const std::string& text) {
   try {
@@ -14,4 +14,4 @@ double parse_non_negative(const std::string& option, const std::string& text) {
   throw InputError("command line", option, "expected a non-negative number, got '" + text + "'");
 }
 
-}  // namespace tb
+}  // namespace tb::cli

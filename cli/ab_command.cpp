@@ -1,5 +1,5 @@
 // trainbench ab: two builds measured side by side. Each build runs as a worker process
-// (worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
+// (cli/torch/worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
 // order, one segment of a scenario is measured in OLD and then in NEW (or NEW then OLD, by coin
 // flip) back to back. Drift of the machine between runs (up to +-29% on this project's VM) hits
 // both builds alike inside a round, so the paired interval of NEW/OLD cancels it. Two processes
@@ -19,65 +19,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.hpp"
+#include "cli/comparison_report.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/option_values.hpp"
 #include "harness/core/child_process.hpp"
-#include "harness/core/command_line.hpp"
-#include "harness/core/commands.hpp"
 #include "harness/core/comparison.hpp"
-#include "harness/core/comparison_report.hpp"
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/process_merge.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kUsage = R"(usage: trainbench ab MATRIX --old BIN --new BIN [options]
-
-Measures two trainbench builds side by side on one machine and compares them. Both builds run
-MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one
-segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a
-fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over
-rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out
-and the difference between two processes of one build is inside the interval. Results: DIR/old/results.json,
-DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same
-paired comparison again).
-
-options:
-  --old BIN, --new BIN      the two trainbench executables (the same path twice is an A/A test)
-  --out DIR                 where results go (default results/ab-<time>-<pid>)
-  --set PATH=JSON           matrix override for both sides (repeatable)
-  --old-set PATH=JSON       override for OLD only; --new-set for NEW only (e.g. a planted
-                            slowdown: --new-set test_delay_ms=2.5). Both sides must still expand
-                            to the same scenarios
-  --rounds-per-process N    start a fresh pair of workers every N rounds (default 1); 0 keeps
-                            one pair for the whole session. Two processes of one build differ
-                            by themselves (memory layout, CPU placement: up to 13% on this
-                            project's VM), so with one pair that difference would pass for the
-                            builds'; fresh pairs put it inside the paired interval. Each side's
-                            processes are merged into one results.json (segments from all)
-  --memory-budget SIZE      CPU: a scenario whose peak RSS exceeds it is "oom" (each side)
-  --fail-on-regression PCT  the CI gate: exit 1 when some scenario is slower in NEW by more than
-                            PCT percent (even the optimistic end of its family-wise paired
-                            interval), or ok in OLD and broken in NEW; exit 4 when contended
-  --allow-broken            with the gate: list broken scenarios but do not fail on them
-  --aa                      OLD and NEW are the same build: write each scenario's noise floor
-                            (observed |change|) to --noise-out (default DIR/noise-floor.json);
-                            refused (exit 2) beyond 50% or when contended
-  --noise FILE              a noise floor from an A/A session (or `compare --aa`): raises each
-                            scenario's gate threshold to at least the change A/A showed. Two
-                            worker processes of one build differ by a few percent by themselves
-                            (memory layout, CPU placement); a paired interval cannot see that
-  --threshold PCT           |change| band reported as "same" (default 2)
-  --json PATH               also write the comparison here (default DIR/comparison.json)
-  -h, --help                this text
-
-exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW
-worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,
-or the OLD worker crashed); 4 contended
-)";
 
 struct AbArgs {
   std::string matrix, old_bin, new_bin, out_dir, json_out, noise_in, noise_out;
@@ -85,45 +41,34 @@ struct AbArgs {
   std::vector<std::string> sets, old_sets, new_sets;
   std::string memory_budget;
   std::optional<double> fail_pct;
-  bool allow_broken = false, help = false;
+  bool allow_broken = false;
   double threshold_pct = 2.0;
   int rounds_per_process = 1;
 };
 
-AbArgs parse_ab_args(const std::vector<std::string>& argv) {
+AbArgs read_ab_args(const ParsedArgs& parsed) {
   AbArgs a;
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    const std::string& arg = argv[i];
-    auto value = [&]() -> const std::string& {
-      TB_CHECK_INPUT(i + 1 < argv.size(), "command line", arg, "missing value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") a.help = true;
-    else if (arg == "--old") a.old_bin = value();
-    else if (arg == "--new") a.new_bin = value();
-    else if (arg == "--out") a.out_dir = value();
-    else if (arg == "--set") a.sets.push_back(value());
-    else if (arg == "--old-set") a.old_sets.push_back(value());
-    else if (arg == "--new-set") a.new_sets.push_back(value());
-    else if (arg == "--memory-budget") a.memory_budget = value();
-    else if (arg == "--fail-on-regression") a.fail_pct = parse_non_negative(arg, value());
-    else if (arg == "--allow-broken") a.allow_broken = true;
-    else if (arg == "--threshold") a.threshold_pct = parse_non_negative(arg, value());
-    else if (arg == "--json") a.json_out = value();
-    else if (arg == "--noise") a.noise_in = value();
-    else if (arg == "--noise-out") a.noise_out = value();
-    else if (arg == "--aa") a.aa = true;
-    else if (arg == "--rounds-per-process") {
-      const double v = parse_non_negative(arg, value());
-      TB_CHECK_INPUT(v == static_cast<int>(v) && v <= 1000, "command line", arg,
-                     "expected a whole number of rounds (0: one worker pair for the whole session)");
-      a.rounds_per_process = static_cast<int>(v);
-    }
-    else if (arg.size() > 1 && arg[0] == '-') throw InputError("command line", arg, "unknown option");
-    else if (a.matrix.empty()) a.matrix = arg;
-    else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");
+  if (!parsed.positionals().empty()) a.matrix = parsed.positionals()[0];
+  a.old_bin = parsed.value("--old").value_or("");
+  a.new_bin = parsed.value("--new").value_or("");
+  a.out_dir = parsed.value("--out").value_or("");
+  a.sets = parsed.values("--set");
+  a.old_sets = parsed.values("--old-set");
+  a.new_sets = parsed.values("--new-set");
+  a.memory_budget = parsed.value("--memory-budget").value_or("");
+  if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
+  if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
+  a.allow_broken = parsed.has("--allow-broken");
+  a.json_out = parsed.value("--json").value_or("");
+  a.noise_in = parsed.value("--noise").value_or("");
+  a.noise_out = parsed.value("--noise-out").value_or("");
+  a.aa = parsed.has("--aa");
+  if (auto text = parsed.value("--rounds-per-process")) {
+    const double v = parse_non_negative("--rounds-per-process", *text);
+    TB_CHECK_INPUT(v == static_cast<int>(v) && v <= 1000, "command line", "--rounds-per-process",
+                   "expected a whole number of rounds (0: one worker pair for the whole session)");
+    a.rounds_per_process = static_cast<int>(v);
   }
-  if (a.help) return a;
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
   for (const auto* bin : {&a.old_bin, &a.new_bin}) {
     const char* option = bin == &a.old_bin ? "--old" : "--new";
@@ -169,20 +114,8 @@ void mark_crashed(Side& side, const std::string& during) {
                " during " + during;
 }
 
-}  // namespace
-
-int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  AbArgs a;
-  try {
-    a = parse_ab_args(argv);
-  } catch (const InputError& e) {
-    err << "trainbench ab: " << e.what() << '\n';
-    return kExitUsage;
-  }
-  if (a.help) {
-    out << kUsage;
-    return kExitCompareOk;
-  }
+int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
+  const AbArgs a = read_ab_args(parsed);
   // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
   const std::string session = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
@@ -213,7 +146,7 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
         sides[s].child = std::make_unique<ChildProcess>(cmd);
       } catch (const std::exception& e) {
         err << "trainbench ab: " << e.what() << '\n';
-        return kExitUsage;
+        return as_int(ExitCode::bad_input);
       }
       parts[s].push_back(part);
     }
@@ -226,12 +159,12 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
       }
       if (hello.contains("error")) {
         err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
-        return kExitUsage;
+        return as_int(ExitCode::bad_input);
       }
       if (!hello.contains("hello")) {
         mark_crashed(side, "start-up");
         err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
-        return side.name[0] == 'N' ? kExitRegression : kExitUsage;
+        return side.name[0] == 'N' ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
       }
       side.hello = std::move(hello);
     }
@@ -242,7 +175,7 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
           << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
           << " vs " << sides[1].hello.value("digest", "?")
           << "): an A/B comparison needs the same scenarios on both sides\n";
-      return kExitUsage;
+      return as_int(ExitCode::bad_input);
     }
     if (block == 0) {
       plan = sides[0].hello;
@@ -306,7 +239,7 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
       if (sides[s].crashed) {
         err << "trainbench ab: " << sides[s].crash << "; what it measured so far is in "
             << parts[s].back() << "/results.json\n";
-        return s == 1 ? kExitRegression : kExitUsage;
+        return s == 1 ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
       }
     if (round >= max_rounds || !any_left) break;
   }
@@ -337,7 +270,7 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     out << "comparison: " << json_path << '\n';
     if (c.compared == 0) {
       err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
-      return c.broken ? kExitRegression : kExitUsage;
+      return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
     }
     if (a.aa) {
       const std::string path =
@@ -351,8 +284,73 @@ int cmd_ab(const std::vector<std::string>& argv, std::ostream& out, std::ostream
     throw;  // main names the file and exits 5
   } catch (const std::exception& e) {
     err << "trainbench ab: " << e.what() << '\n';
-    return kExitUsage;
+    return as_int(ExitCode::bad_input);
   }
 }
 
-}  // namespace tb
+}  // namespace
+
+const Command& ab_command() {
+  static const Command command{
+      {.name = "ab",
+       .summary = "two builds measured side by side, round by round: a paired comparison that the\n"
+                  "machine's drift between runs cannot fake (the gate to use on a shared machine)",
+       .synopses = {"MATRIX --old BIN --new BIN [options]"},
+       .description = 
+           "Measures two trainbench builds side by side on one machine and compares them. Both builds run\n"
+           "MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one\n"
+           "segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a\n"
+           "fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over\n"
+           "rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out\n"
+           "and the difference between two processes of one build is inside the interval. Results: DIR/old/results.json,\n"
+           "DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same\n"
+           "paired comparison again).\n",
+       .positionals = {{"MATRIX", "the scenario matrix both builds run"}},
+       .options = {
+           {"--old", "BIN", "the OLD trainbench executable"},
+           {"--new", "BIN", "the NEW trainbench executable (the same path twice is an A/A test)"},
+           {"--out", "DIR", "where results go (default results/ab-<time>-<pid>)"},
+           {"--set", "PATH=JSON", "matrix override for both sides", true},
+           {"--old-set", "PATH=JSON", "override for OLD only", true},
+           {"--new-set", "PATH=JSON",
+            "override for NEW only (e.g. a planted slowdown:\n"
+            "--new-set test_delay_ms=2.5). Both sides must still expand\n"
+            "to the same scenarios", true},
+           {"--rounds-per-process", "N",
+            "start a fresh pair of workers every N rounds (default 1); 0 keeps\n"
+            "one pair for the whole session. Two processes of one build differ\n"
+            "by themselves (memory layout, CPU placement: up to 13% on this\n"
+            "project's VM), so with one pair that difference would pass for the\n"
+            "builds'; fresh pairs put it inside the paired interval. Each side's\n"
+            "processes are merged into one results.json (segments from all)"},
+           {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
+           {"--fail-on-regression", "PCT",
+            "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
+            "PCT percent (even the optimistic end of its family-wise paired\n"
+            "interval), or ok in OLD and broken in NEW; exit 4 when contended"},
+           {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
+           {"--aa", "",
+            "OLD and NEW are the same build: write each scenario's noise floor\n"
+            "(observed |change|) to --noise-out (default DIR/noise-floor.json);\n"
+            "refused (exit 2) beyond 50% or when contended"},
+           {"--noise", "FILE",
+            "a noise floor from an A/A session (or `compare --aa`): raises each\n"
+            "scenario's gate threshold to at least the change A/A showed. Two\n"
+            "worker processes of one build differ by a few percent by themselves\n"
+            "(memory layout, CPU placement); a paired interval cannot see that"},
+           {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
+           {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
+           {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"}},
+       .epilogue =
+           "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
+           "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
+           "or the OLD worker crashed); 4 contended; 5 an output could not be written\n"},
+      ab};
+  return command;
+}
+
+int cmd_ab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return execute_command(ab_command(), args, out, err);
+}
+
+}  // namespace tb::cli

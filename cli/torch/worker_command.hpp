@@ -17,16 +17,15 @@
 //   end of input (the parent is gone)     the worker exits 3
 // With --isolate, "save" and "finish" are refused ({"error": ...}): results.json is the parent's.
 #pragma once
-#include <ostream>
-#include <string>
-#include <vector>
+#include "cli/command.hpp"
 
-namespace tb {
+namespace tb::cli {
 
 // trainbench worker MATRIX --out DIR --ab-session ID --ab-side old|new [--set PATH=JSON]...
 //                   [--memory-budget SIZE]
 // trainbench worker MATRIX --isolate [--out DIR] [--run-start-ns N] [--set PATH=JSON]...
 //                   [--memory-budget SIZE] [--profile|--no-profile]
-int cmd_worker(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Hidden from `trainbench --help`. A bad command line is answered on the protocol channel too.
+const Command& worker_command();
 
-}  // namespace tb
+}  // namespace tb::cli

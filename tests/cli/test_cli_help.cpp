@@ -1,0 +1,82 @@
+// trainbench-needs-binary
+// Every command of the real binary: --help prints its usage (exit 0), an unknown option is
+// refused naming it (exit 2). Also the top-level help (built from the commands' tables) and
+// --version. Nothing here measures: each call returns before a matrix is loaded.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+// Exit code and stdout+stderr of `trainbench ARGS`.
+std::pair<int, std::string> trainbench(const std::string& args) {
+  const std::string cmd = std::string(TB_TRAINBENCH_BIN) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return {-1, ""};
+  std::string output;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) output.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+const std::vector<std::string> kCommands = {"run",     "list",    "report",   "compare", "ab",
+                                            "history", "capacity", "models", "worker"};
+
+TEST(CliHelp, EveryCommandHasHelp) {
+  for (const auto& command : kCommands)
+    for (const char* flag : {"--help", "-h"}) {
+      const auto [rc, output] = trainbench(command + " " + flag);
+      EXPECT_EQ(rc, 0) << command << " " << flag << "\n" << output;
+      EXPECT_NE(output.find("usage: trainbench " + command), std::string::npos) << output;
+      EXPECT_NE(output.find("-h, --help"), std::string::npos) << output;
+    }
+}
+
+TEST(CliHelp, EveryCommandRejectsUnknownOptions) {
+  for (const auto& command : kCommands)
+    for (const char* bogus : {"--bogus", "--bogus=1"}) {
+      const auto [rc, output] = trainbench(command + " " + bogus);
+      EXPECT_EQ(rc, 2) << command << " " << bogus << "\n" << output;
+      EXPECT_NE(output.find("trainbench " + command + ": command line: --bogus: unknown option"),
+                std::string::npos)
+          << output;
+    }
+}
+
+TEST(CliHelp, TopLevelHelpListsEveryPublicCommand) {
+  const auto [rc, output] = trainbench("--help");
+  EXPECT_EQ(rc, 0) << output;
+  for (const auto& command : kCommands)
+    if (command != "worker") EXPECT_NE(output.find("\n  " + command), std::string::npos) << command;
+  EXPECT_EQ(output.find("\n  worker"), std::string::npos) << "worker is internal";
+  EXPECT_NE(output.find("exit codes:"), std::string::npos);
+  EXPECT_EQ(trainbench("").first, 2);  // no command: the usage, as an error
+  EXPECT_EQ(trainbench("frobnicate").first, 2);
+}
+
+TEST(CliHelp, VersionNamesTorchCudaAndCudnn) {
+  const auto [rc, output] = trainbench("--version");
+  EXPECT_EQ(rc, 0) << output;
+  for (const char* line : {"trainbench ", "\ntorch ", "\nCUDA ", "\ncuDNN "})
+    EXPECT_NE(output.find(line), std::string::npos) << line << "\n" << output;
+}
+
+TEST(CliHelp, MissingValuesAndStrayFlagsAreBadInput) {
+  auto [rc, output] = trainbench("run --out");
+  EXPECT_EQ(rc, 2) << output;
+  EXPECT_NE(output.find("trainbench run: command line: --out: needs a value"), std::string::npos) << output;
+  std::tie(rc, output) = trainbench("run --force");
+  EXPECT_EQ(rc, 2) << output;
+  EXPECT_NE(output.find("--force: only goes with --resume DIR"), std::string::npos) << output;
+  std::tie(rc, output) = trainbench("models extra");
+  EXPECT_EQ(rc, 2) << output;
+  EXPECT_NE(output.find("extra: unexpected argument"), std::string::npos) << output;
+}
+
+}  // namespace
