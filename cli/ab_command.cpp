@@ -48,20 +48,20 @@ struct AbArgs {
 
 AbArgs read_ab_args(const ParsedArgs& parsed) {
   AbArgs a;
-  if (!parsed.positionals().empty()) a.matrix = parsed.positionals()[0];
-  a.old_bin = parsed.value("--old").value_or("");
-  a.new_bin = parsed.value("--new").value_or("");
-  a.out_dir = parsed.value("--out").value_or("");
+  a.matrix = parsed.positional(0);
+  a.old_bin = parsed.value_or("--old", "");
+  a.new_bin = parsed.value_or("--new", "");
+  a.out_dir = parsed.value_or("--out", "");
   a.sets = parsed.values("--set");
   a.old_sets = parsed.values("--old-set");
   a.new_sets = parsed.values("--new-set");
-  a.memory_budget = parsed.value("--memory-budget").value_or("");
+  a.memory_budget = parsed.value_or("--memory-budget", "");
   if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
   if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
   a.allow_broken = parsed.has("--allow-broken");
-  a.json_out = parsed.value("--json").value_or("");
-  a.noise_in = parsed.value("--noise").value_or("");
-  a.noise_out = parsed.value("--noise-out").value_or("");
+  a.json_out = parsed.value_or("--json", "");
+  a.noise_in = parsed.value_or("--noise", "");
+  a.noise_out = parsed.value_or("--noise-out", "");
   a.aa = parsed.has("--aa");
   if (auto text = parsed.value("--rounds-per-process")) {
     const double v = parse_non_negative("--rounds-per-process", *text);

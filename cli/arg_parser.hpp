@@ -42,9 +42,14 @@ class ParsedArgs {
  public:
   bool help() const { return help_; }
   const std::vector<std::string>& positionals() const { return positionals_; }
+  // The i-th positional argument, "" when fewer were given.
+  std::string positional(std::size_t i) const { return i < positionals_.size() ? positionals_[i] : ""; }
   bool has(const std::string& option) const;
   // The last value given for `option`, if any.
   std::optional<std::string> value(const std::string& option) const;
+  std::string value_or(const std::string& option, const std::string& fallback) const {
+    return value(option).value_or(fallback);
+  }
   // Every value given for a repeatable `option`, in order.
   std::vector<std::string> values(const std::string& option) const;
   // Of the given flags, the one given last (e.g. {"--isolate", "--no-isolate"}); "" if none.

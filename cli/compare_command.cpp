@@ -31,11 +31,11 @@ Args read_args(const ParsedArgs& parsed) {
   a.positional = parsed.positionals();
   if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
   if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
-  a.noise_in = parsed.value("--noise").value_or("");
-  a.noise_out = parsed.value("--noise-out").value_or("");
-  a.against = parsed.value("--against").value_or("");
-  a.db = parsed.value("--db").value_or(History::kDefaultPath);
-  a.json_out = parsed.value("--json").value_or("");
+  a.noise_in = parsed.value_or("--noise", "");
+  a.noise_out = parsed.value_or("--noise-out", "");
+  a.against = parsed.value_or("--against", "");
+  a.db = parsed.value_or("--db", History::kDefaultPath);
+  a.json_out = parsed.value_or("--json", "");
   a.aa = parsed.has("--aa");
   a.allow_env_mismatch = parsed.has("--allow-env-mismatch");
   a.allow_broken = parsed.has("--allow-broken");

@@ -93,9 +93,9 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
 
 int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    const std::string db = args.value("--db").value_or(History::kDefaultPath);
-    const std::string scenario = args.value("--scenario").value_or("");
-    const std::string record = args.value("--record").value_or("");
+    const std::string db = args.value_or("--db", History::kDefaultPath);
+    const std::string scenario = args.value_or("--scenario", "");
+    const std::string record = args.value_or("--record", "");
     int limit = 0;
     if (const auto v = args.value("--limit")) {
       try {

@@ -23,7 +23,7 @@ int report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     TB_CHECK_INPUT(!list.empty(), "command line", "--format", "empty format list");
     format_list += (format_list.empty() ? "" : ",") + list;
   }
-  const std::string out_option = args.value("--out").value_or("");
+  const std::string out_option = args.value_or("--out", "");
   TB_CHECK_INPUT(!args.has("--out") || !out_option.empty(), "command line", "--out", "empty directory");
   try {
     const auto formats = format_list.empty() ? default_report_formats() : parse_report_formats(format_list);

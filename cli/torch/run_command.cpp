@@ -46,9 +46,9 @@ struct RunArgs {
 
 RunArgs read_run_args(const ParsedArgs& p) {
   RunArgs a;
-  if (!p.positionals().empty()) a.matrix = p.positionals()[0];
-  a.out_dir = p.value("--out").value_or("");
-  a.formats = p.value("--format").value_or(a.formats);
+  a.matrix = p.positional(0);
+  a.out_dir = p.value_or("--out", "");
+  a.formats = p.value_or("--format", a.formats);
   a.sets = p.values("--set");
   if (const auto flag = p.last_of({"--profile", "--no-profile"}); !flag.empty()) a.profile = flag == "--profile";
   if (const auto size = p.value("--memory-budget"))

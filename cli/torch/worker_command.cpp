@@ -37,10 +37,10 @@ struct WorkerArgs {
 
 WorkerArgs read_worker_args(const ParsedArgs& p) {
   WorkerArgs a;
-  if (!p.positionals().empty()) a.matrix = p.positionals()[0];
-  a.out_dir = p.value("--out").value_or("");
-  a.session = p.value("--ab-session").value_or("");
-  a.side = p.value("--ab-side").value_or("");
+  a.matrix = p.positional(0);
+  a.out_dir = p.value_or("--out", "");
+  a.session = p.value_or("--ab-session", "");
+  a.side = p.value_or("--ab-side", "");
   a.sets = p.values("--set");
   if (const auto size = p.value("--memory-budget"))
     a.memory_budget = capacity::parse_byte_size(*size, "--memory-budget");
