@@ -17,7 +17,6 @@ namespace tb::cli {
 
 namespace {
 
-
 struct Args {
   std::vector<std::string> positional;
   std::optional<double> fail_pct;
