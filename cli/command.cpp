@@ -1,7 +1,6 @@
 #include "cli/command.hpp"
 
 #include "cli/exit_code.hpp"
-#include "harness/core/error.hpp"
 
 namespace tb::cli {
 
@@ -16,6 +15,7 @@ int execute_command(const Command& command, const std::vector<std::string>& args
     return command.run(parsed, out, err);
   } catch (const InputError& e) {
     err << "trainbench " << command.spec.name << ": " << e.what() << "\n";
+    if (command.on_bad_input) command.on_bad_input(e, out);
     return as_int(ExitCode::bad_input);
   }
 }

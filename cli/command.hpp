@@ -6,12 +6,16 @@
 #include <vector>
 
 #include "cli/arg_parser.hpp"
+#include "harness/core/error.hpp"
 
 namespace tb::cli {
 
 struct Command {
   CommandSpec spec;
   std::function<int(const ParsedArgs&, std::ostream& out, std::ostream& err)> run;
+  // Told of a bad command line too, besides the message on `err` (the worker answers its parent
+  // on stdout, the only stream the parent reads).
+  std::function<void(const InputError&, std::ostream& out)> on_bad_input = nullptr;
 };
 
 // What every command does with its command line: parse it against the spec; -h/--help prints

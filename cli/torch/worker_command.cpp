@@ -214,7 +214,10 @@ const Command& worker_command() {
                    {"--run-start-ns", "N", "the parent run's start on the steady clock"}},
        .epilogue = "exit codes: 0 ok, 1 a scenario failed, 2 bad input, 3 the parent went away\n",
        .hidden = true},
-      worker};
+      worker,
+      [](const InputError& e, std::ostream& out) {
+        out << nlohmann::json{{"error", e.what()}, {"exit", as_int(ExitCode::bad_input)}}.dump() << std::endl;
+      }};
   return command;
 }
 
