@@ -16,9 +16,12 @@ constexpr const char* kUsage = R"(usage: trainbench <command> [options]
 commands:
   run [MATRIX] [--out DIR] [--format md,csv,html,gbench|none] [--set PATH=JSON]...
       [--profile|--no-profile] [--memory-budget SIZE] [--history DB|--no-history]
+      [--isolate|--no-isolate]
         run a scenario matrix (default scenarios/quick.json); results in DIR (default
         results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it
-        cleanly between steps and saves what finished; a second one stops it at once
+        cleanly between steps and saves what finished; a second one stops it at once.
+        --isolate: each scenario in its own process, so a crash (segfault, abort) is that
+        scenario's status "crashed"
   run --resume DIR [MATRIX] [--force] [options]
         finish an interrupted run: measure again the scenarios of DIR/results.json that are
         not ok or skipped, merged into the same results (refused when the matrix or the
@@ -38,7 +41,7 @@ commands:
                                        largest and fastest batch per model and precision
   models                               registered models and datasets
 
-exit codes: 0 ok; 1 a scenario failed, ran out of memory or diverged (run), or a regression
+exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed (run), or a regression
             or a broken scenario (compare); 2 bad input; 3 compare refused (different hardware);
             4 compare/ab refused (contended measurements); 5 an output (results, report, trace,
             history) could not be written: full disk, unwritable folder (the previous file is kept);

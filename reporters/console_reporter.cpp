@@ -135,6 +135,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
      << ", oom " << counts.oom << ", diverged " << counts.diverged;
   if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
+  if (counts.crashed > 0) os << ", crashed " << counts.crashed;
   if (counts.contended > 0) os << ", contended " << counts.contended;
   os << '\n';
 }

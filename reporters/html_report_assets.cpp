@@ -20,7 +20,7 @@ th { background: #f6f8fa; }
 td.wrap { white-space: normal; min-width: 24em; }
 .caption { color: #57606a; font-size: 0.8em; margin: 4px 0 0 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.status-failed td, tr.status-oom td { background: #ffebe9; }
+tr.status-failed td, tr.status-oom td, tr.status-crashed td { background: #ffebe9; }
 tr.status-skipped td { background: #f6f8fa; color: #57606a; }
 tr.drift td { background: #fff8c5; }
 .charts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 16px; }

@@ -70,7 +70,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   for (const auto& s : run.scenarios)
     if (auto lp = loss_parity_of(s); lp && !lp->ok) ++drift;
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
-                       counts.interrupted > 0 || counts.contended > 0 || drift > 0;
+                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
 
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
@@ -85,6 +85,7 @@ void render_header(std::ostream& os, const RunResult& run) {
      << " skipped · " << counts.oom << " oom";
   if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
   if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
+  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
   if (counts.contended > 0) os << " · <span class=\"warn\">" << counts.contended << " contended</span>";
   if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
   os << "</p>\n";

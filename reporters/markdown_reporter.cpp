@@ -132,6 +132,8 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
                          " (speed figures kept, not counted in any speedup)");
     else if (s.status == ScenarioStatus::interrupted)
       warnings.push_back("⏸️ **interrupted** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::crashed)
+      warnings.push_back("🛑 **crashed** " + code(s.id) + ": " + reason);
     if (s.contended())
       warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
                          cell(s.disturbance.value("reason", std::string())));
@@ -139,7 +141,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
 
   // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
-                       counts.interrupted > 0 || counts.contended > 0 || loss_warnings > 0;
+                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
   os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": geomean speedup ";
   if (auto g = geomean_of(run))
     os << "**" << geomean_cell(*g) << "**";
@@ -149,6 +151,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
      << " skipped · " << counts.oom << " oom";
   if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
   if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
+  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
   if (counts.contended > 0) os << " · " << counts.contended << " contended";
   if (loss_warnings > 0)
     os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");

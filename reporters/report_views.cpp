@@ -100,6 +100,7 @@ StatusCounts status_counts(const RunResult& run) {
     c.oom = count(*s, "oom");
     c.diverged = count(*s, "diverged");
     c.interrupted = count(*s, "interrupted");
+    c.crashed = count(*s, "crashed");  // 0 in files from before the status
     c.contended = count(*s, "contended");
     return c;
   }
@@ -111,6 +112,7 @@ StatusCounts status_counts(const RunResult& run) {
       case ScenarioStatus::oom: ++c.oom; break;
       case ScenarioStatus::diverged: ++c.diverged; break;
       case ScenarioStatus::interrupted: ++c.interrupted; break;
+      case ScenarioStatus::crashed: ++c.crashed; break;
     }
     if (sc.contended()) ++c.contended;
   }

@@ -37,7 +37,7 @@ struct LossParityView {
 std::optional<LossParityView> loss_parity_of(const ScenarioResult& s);
 
 struct StatusCounts {
-  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, interrupted = 0, contended = 0;
+  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, interrupted = 0, crashed = 0, contended = 0;
 };
 // Counts by status (from run.extra.summary when present, else counted from the scenarios).
 StatusCounts status_counts(const RunResult& run);

@@ -1,9 +1,11 @@
-// A child process spoken to in lines: its stdin and stdout are pipes to this process, its stderr
-// is this process's stderr (so its errors reach the user unchanged). The A/B session (`trainbench
-// ab`) drives two trainbench workers this way.
+// A child process spoken to in lines: its stdin and stdout are pipes to this process; its stderr
+// is this process's stderr (so its errors reach the user unchanged) or, when asked, a file (so a
+// caller can quote the last words of a child that crashed). The A/B session (`trainbench ab`)
+// drives two trainbench workers this way, `run --isolate` one worker per scenario.
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,11 +20,22 @@ struct ChildExit {
   std::string describe() const;  // "exit code 2", "signal 11 (Segmentation fault)"
 };
 
+struct ChildOptions {
+  // Non-empty: the child's stderr goes to this file (created or truncated) instead of ours. A
+  // file, not a pipe: a child that writes a lot can never block on it while we wait for a line.
+  std::string stderr_path;
+  // The child gets its own process group, so a Ctrl-C at the terminal reaches this process only
+  // (which decides what happens to its children), and it is killed (SIGKILL) when this process
+  // dies, so no child outlives a parent that crashed or was killed (strictly: when the thread
+  // that started it ends, so start such children from a thread that lives as long as they do).
+  bool detach_from_terminal_signals = false;
+};
+
 class ChildProcess {
  public:
   // Starts argv[0] (a path, or a name looked up on PATH) with `argv`. std::runtime_error when it
   // cannot be started (the message names the program and the reason).
-  explicit ChildProcess(const std::vector<std::string>& argv);
+  explicit ChildProcess(const std::vector<std::string>& argv, const ChildOptions& options = {});
   // Closes the pipes, then kills (SIGKILL) and reaps a child still running: a parent that gives up
   // leaves no orphan behind.
   ~ChildProcess();
@@ -32,7 +45,9 @@ class ChildProcess {
   // Writes `line` and a newline; false when the child has closed its stdin (it exited).
   bool write_line(const std::string& line);
   // The next line without its newline; nullopt at end of file (the child exited or closed stdout).
-  std::optional<std::string> read_line();
+  // With `give_up`, it is asked every 100 ms while no data comes, and nullopt is returned as
+  // soon as it says true (a Ctrl-C in the parent must not wait for the child's reply).
+  std::optional<std::string> read_line(const std::function<bool()>& give_up = {});
   // Closes the child's stdin (it sees end of file), then waits for it to exit.
   ChildExit wait();
 

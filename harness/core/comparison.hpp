@@ -31,7 +31,7 @@ struct AnnotateOptions {
 //   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
 //       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
 //       reference; see loss_drift().
-// and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted), contended,
+// and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted, crashed), contended,
 // compared, geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric
 // mean of the non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
 // the only ok scenario. Diverged scenarios are never compared.
@@ -115,8 +115,8 @@ struct CompareOptions {
   // gate asks k questions at once (one per compared scenario), so it judges each on a
   // Bonferroni interval of coverage 1 - 0.05/k: the chance that an A/A pair fails the gate
   // somewhere stays at 5%, not k x 5%. The table shows the ordinary 95% intervals.
-  // A scenario that was ok in OLD and is failed / oom / diverged / interrupted / missing in NEW
-  // is "broken" and fails the gate too, unless allow_broken.
+  // A scenario that was ok in OLD and is failed / oom / diverged / interrupted / crashed /
+  // missing in NEW is "broken" and fails the gate too, unless allow_broken.
   std::optional<double> fail_on_regression_pct;
   bool allow_broken = false;
   NoiseFloor noise;
@@ -134,7 +134,7 @@ struct ScenarioComparison {
   double gate_pct = 0;      // threshold used by the gate (0 when no gate)
   double gate_high = 0;     // optimistic end of the gate's (family-wise) interval
   bool regression = false;  // slower beyond the gate and beyond noise (never on contended data)
-  bool broken = false;      // ok in OLD, failed / oom / diverged / skipped in NEW
+  bool broken = false;      // ok in OLD, failed / oom / diverged / crashed / skipped in NEW
   // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
   bool contended = false;
   std::string contention;   // why, e.g. "new: other processes used 1.9 cores ..."

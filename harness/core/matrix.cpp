@@ -7,6 +7,7 @@
 
 #include "harness/capacity/projection.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/isolation_settings.hpp"
 #include "harness/core/json_input.hpp"
 #include "harness/profiling/profile_options_check.hpp"
 
@@ -20,7 +21,7 @@ const std::vector<std::string>& matrix_keys() {
       "dataset_options",     "model_options", "device", "optimizer",
       "seed",    "steps",    "axes",        "hold_effective_batch",
       "exclude", "baseline", "profile",     "capacity", "contention",
-      "test_delay_ms"};
+      "test_delay_ms", "isolate", "test_crash"};
   return keys;
 }
 
@@ -514,6 +515,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   if (j.contains("contention")) parse_contention(r, j["contention"], d.contention);
   if (j.contains("test_delay_ms"))
     d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false, kMaxTestDelayMs);
+  parse_isolation_settings(j, file);  // "isolate", "test_crash": checked here, kept out of the spec
   if (j.contains("hold_effective_batch"))
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
 

@@ -13,8 +13,8 @@
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok", "skipped", "failed", "oom",
-                                                             "diverged", "interrupted"};
+constexpr const char* kStatusNames[kScenarioStatusCount] = {
+    "ok", "skipped", "failed", "oom", "diverged", "interrupted", "crashed"};
 
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.

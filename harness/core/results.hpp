@@ -58,8 +58,12 @@ struct MemoryStats {
 // kept but never enter speedups, summaries or comparisons.
 // interrupted: the run was stopped (SIGINT/SIGTERM) before this scenario finished; the segments
 // measured so far are kept as they were, and `run --resume` measures it again from the start.
-enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted };
-inline constexpr int kScenarioStatusCount = 6;
+// crashed: with `run --isolate`, the scenario's worker process died (a signal such as SIGSEGV or
+// SIGABRT, or an unexpected exit); the message has how and the tail of its stderr
+// (isolated_table.hpp). New values go at the end: results files store the name, but the order is
+// the counters' order everywhere.
+enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted, crashed };
+inline constexpr int kScenarioStatusCount = 7;
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 
@@ -67,7 +71,7 @@ struct ScenarioResult {
   std::string id;
   ScenarioParams params;
   ScenarioStatus status = ScenarioStatus::ok;
-  std::string message;  // reason for skipped / failed / oom
+  std::string message;  // reason for skipped / failed / oom / diverged / crashed
 
   // Timing: one "step" is one optimizer step (= params.accumulation micro-batches).
   int warmup_steps = 0;  // unmeasured steps: the warm-up plus every later segment's re-warm

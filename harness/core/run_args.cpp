@@ -48,6 +48,8 @@ CommonArgs parse_common(const std::vector<std::string>& args, bool allow_run_fla
       a.memory_budget = capacity::parse_byte_size(take_value(args, i), "--memory-budget");
     else if (arg == "--history" && allow_run_flags) a.history = take_value(args, i);
     else if (arg == "--no-history" && allow_run_flags) a.history.clear();
+    else if (arg == "--isolate" && allow_run_flags) a.isolate = true;
+    else if (arg == "--no-isolate" && allow_run_flags) a.isolate = false;
     else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else if (a.matrix.empty()) a.matrix = arg;
     else throw InputError("command line", arg, "unexpected argument (one matrix file at a time)");

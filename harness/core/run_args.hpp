@@ -18,10 +18,12 @@ struct CommonArgs {
   std::optional<bool> profile;
   std::int64_t memory_budget = 0;
   std::string history = "results/history.sqlite";
+  std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
 };
 
 // [MATRIX] [--set PATH=JSON]... and, when allow_run_flags, --out, --format, --profile,
-// --no-profile, --memory-budget, --history, --no-history. InputError naming the option.
+// --no-profile, --memory-budget, --history, --no-history, --isolate, --no-isolate. InputError
+// naming the option.
 CommonArgs parse_common(const std::vector<std::string>& args, bool allow_run_flags);
 
 // scenarios/quick.json, from the working folder when there, else from the source tree.

@@ -6,6 +6,7 @@
 #include "harness/core/durable_file.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/interrupt.hpp"
+#include "harness/core/isolation_settings.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
 #include "harness/core/resume_check.hpp"
@@ -33,6 +34,20 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
   return kExitOk;
 }
 
+// Reads the matrix with its run settings (isolation, a planted crash) and the report formats.
+// InputError for anything wrong, before anything runs.
+void load_for_run(const CommonArgs& a, MatrixSpec& spec, RunOptions& options) {
+  auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
+  spec = std::move(loaded.spec);
+  options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+  options.isolate = a.isolate.value_or(loaded.isolation.isolate);
+  options.set_overrides = a.sets;
+  // Without --isolate a planted crash takes this process down, as a real one would.
+  if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
+  TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
+                 "\"max\" (a capacity search) cannot run with --isolate; give the batch");
+}
+
 int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ostream& out,
                std::ostream& err) {
   RunResult previous;
@@ -52,8 +67,7 @@ int resume_run(std::vector<std::string> args, const ResumeArgs& resume, std::ost
     if (a.matrix.empty()) a.matrix = previous.matrix_file;
     TB_CHECK_INPUT(!a.matrix.empty(), results_path, "matrix.file",
                    "empty; name the matrix: trainbench run MATRIX --resume ", resume.dir);
-    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
-    options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+    load_for_run(a, spec, options);
   } catch (const InputError& e) {
     err << "trainbench run: " << e.what() << "\n";
     return kExitBadInput;
@@ -102,8 +116,7 @@ int cmd_run(const std::vector<std::string>& args_in, std::ostream& out, std::ost
     if (resume.dir.empty()) {
       a = parse_common(args, true);
       if (a.matrix.empty()) a.matrix = default_matrix();
-      spec = load_matrix(a.matrix, default_parse_options(), a.sets);
-      options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+      load_for_run(a, spec, options);
     }
   } catch (const InputError& e) {
     err << "trainbench run: " << e.what() << "\n";

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -20,6 +21,7 @@
 #include "harness/torch/capacity_search.hpp"
 #include "harness/torch/registry.hpp"
 #include "harness/torch/environment.hpp"
+#include "harness/torch/isolated_table.hpp"
 #include "harness/torch/scenario_session.hpp"
 #include "harness/torch/scenario_table.hpp"
 #include "harness/torch/run_finish.hpp"
@@ -58,7 +60,7 @@ namespace {
 // The schedule over `table`: interleaved rounds in a new shuffled order each round, or every
 // scenario to its end in turn. An interrupt stops it between segments, and every scenario not
 // finished then is marked "interrupted". `save` runs after every round (or scenario).
-void run_schedule(ScenarioTable& table, const StoppingRule& rule, std::uint64_t seed,
+void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t seed,
                   Clock::time_point run_start, std::ostream* out, const std::function<void()>& save) {
   if (rule.interleave) {
     // A new shuffled order every round, so no scenario always follows the same neighbour.
@@ -110,9 +112,13 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
   std::multimap<std::string, ScenarioResult> kept_by_id;
   for (auto& r : kept) kept_by_id.emplace(r.id, std::move(r));
   std::vector<ScenarioParams> todo;
+  std::vector<std::size_t> todo_index;  // each one's place in `all` (what an isolated worker knows)
   for (auto& p : all) {
     if (options.profile) p.profile.enabled = *options.profile;
-    if (!kept_by_id.count(scenario_id(p))) todo.push_back(p);
+    if (!kept_by_id.count(scenario_id(p))) {
+      todo_index.push_back(static_cast<std::size_t>(&p - all.data()));
+      todo.push_back(p);
+    }
   }
   // Scenarios measured by a resume say which (comparison.cpp pairs segments only within one).
   const int resume_count = run.extra.value("resume", nlohmann::json::object()).value("count", 0);
@@ -138,7 +144,18 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
       options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.json").string();
   const StoppingRule& rule = spec.defaults.stopping;
   const std::int64_t base_rss = rule.interleave ? current_rss_bytes() : 0;
-  ScenarioTable table(std::move(todo), options, run_start, base_rss, options.progress);
+  // --isolate: the same schedule, each scenario in its own worker process (isolated_table.hpp).
+  std::unique_ptr<ScenarioSet> scenario_set;
+  if (options.isolate) {
+    run.extra["isolated"] = true;
+    scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
+                                                           scenarios_digest(all), spec.file, options,
+                                                           run_start, options.progress);
+  } else {
+    scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
+                                                   options.progress);
+  }
+  ScenarioSet& table = *scenario_set;
   auto save = [&]() {
     if (results_path.empty()) return;
     run.scenarios = in_matrix_order(table.snapshot());

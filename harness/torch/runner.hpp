@@ -25,8 +25,14 @@ struct RunOptions {
   std::optional<bool> profile;         // --profile / --no-profile override
   std::string history_db;              // "" : do not record
   std::vector<std::string> command_line;
+  // --isolate: every scenario runs in its own `trainbench worker` process (isolated_table.hpp),
+  // which reads the matrix file again with the same overrides and runs `worker_program` (""
+  // : this executable).
+  bool isolate = false;
+  std::vector<std::string> set_overrides;
+  std::string worker_program;
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
-  // inject an out-of-memory error.
+  // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
   std::function<void(const ScenarioParams&, int step)> test_hook;
 };
 

@@ -15,9 +15,8 @@
 
 namespace tb {
 
-namespace {
-
-void print_outcome(std::ostream* out, std::size_t index, std::size_t total, const ScenarioResult& r) {
+void print_scenario_outcome(std::ostream* out, std::size_t index, std::size_t total,
+                            const ScenarioResult& r) {
   if (!out) return;
   *out << "[" << index + 1 << "/" << total << "] " << r.id << " ... ";
   if (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged) {
@@ -38,9 +37,6 @@ void print_outcome(std::ostream* out, std::size_t index, std::size_t total, cons
   }
   out->flush();
 }
-
-}  // namespace
-
 
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {
@@ -97,7 +93,7 @@ bool ScenarioTable::converged(std::size_t i) const {
 }
 
 void ScenarioTable::report(std::size_t i) {
-  print_outcome(progress_, finished_++, slots_.size(), *slots_[i].result);
+  print_scenario_outcome(progress_, finished_++, slots_.size(), *slots_[i].result);
 }
 
 void ScenarioTable::fail(std::size_t i, std::exception_ptr error) {
@@ -168,6 +164,13 @@ std::vector<ScenarioResult> ScenarioTable::snapshot() const {
     if (slot.result) out.push_back(*slot.result);
     else if (slot.session) out.push_back(slot.session->snapshot());
   return out;
+}
+
+std::optional<ScenarioResult> ScenarioTable::snapshot_of(std::size_t i) const {
+  const Slot& slot = slots_[i];
+  if (slot.result) return slot.result;
+  if (slot.session) return slot.session->snapshot();
+  return std::nullopt;
 }
 
 std::vector<ScenarioResult> ScenarioTable::take_results() {

@@ -12,10 +12,11 @@
 #include "harness/core/results.hpp"
 #include "harness/torch/runner.hpp"
 #include "harness/torch/scenario_session.hpp"
+#include "harness/torch/scenario_set.hpp"
 
 namespace tb {
 
-class ScenarioTable {
+class ScenarioTable final : public ScenarioSet {
  public:
   using Clock = std::chrono::steady_clock;
 
@@ -23,29 +24,29 @@ class ScenarioTable {
   // nullptr. `base_rss_bytes`: the process's resident size before any scenario was built.
   ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
                 Clock::time_point run_start, std::int64_t base_rss_bytes, std::ostream* progress);
-  ~ScenarioTable();
+  ~ScenarioTable() override;
 
-  std::size_t size() const { return slots_.size(); }
+  std::size_t size() const override { return slots_.size(); }
   const ScenarioParams& params(std::size_t i) const { return slots_[i].params; }
-  bool active(std::size_t i) const { return !slots_[i].result.has_value(); }
-  // Measured at least once and its interval is within the target.
-  bool converged(std::size_t i) const;
+  bool active(std::size_t i) const override { return !slots_[i].result.has_value(); }
+  bool converged(std::size_t i) const override;
 
   // Measures one segment of scenario i in `round` (building it first when needed). A failure
   // finishes it with that status. An interrupt (interrupt.hpp) drops the unfinished segment and
   // returns; the caller stops the schedule and calls interrupt_unfinished().
-  void segment(std::size_t i, int round);
+  void segment(std::size_t i, int round) override;
   // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not;
   // a scenario never measured gets no result.
-  void finish(std::size_t i);
-  void finish_all();
-  // Marks every scenario not finished yet as "interrupted", keeping the segments it measured.
-  void interrupt_unfinished();
+  void finish(std::size_t i) override;
+  void finish_all() override;
+  void interrupt_unfinished() override;
 
-  // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
-  std::vector<ScenarioResult> snapshot() const;
+  std::vector<ScenarioResult> snapshot() const override;
+  // Scenario i alone: its result once finished, else its snapshot once built, else nothing
+  // (what a worker of `run --isolate` sends back).
+  std::optional<ScenarioResult> snapshot_of(std::size_t i) const;
   // Every result, in matrix order (never-measured scenarios left out); call after finish_all().
-  std::vector<ScenarioResult> take_results();
+  std::vector<ScenarioResult> take_results() override;
 
  private:
   struct Slot {
@@ -66,6 +67,11 @@ class ScenarioTable {
 
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error);
+
+// The progress line of a finished scenario ("[3/8] id ... ok  12.10 ms/step ..."); out may be
+// nullptr.
+void print_scenario_outcome(std::ostream* out, std::size_t index, std::size_t total,
+                            const ScenarioResult& r);
 
 std::int64_t current_rss_bytes();
 

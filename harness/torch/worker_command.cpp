@@ -2,15 +2,19 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/capacity/byte_size.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/isolation_settings.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/torch/environment.hpp"
 #include "harness/torch/run_command.hpp"
@@ -26,6 +30,9 @@ struct WorkerArgs {
   std::string matrix, out_dir, session, side;
   std::vector<std::string> sets;
   std::int64_t memory_budget = 0;
+  bool isolate = false;                  // one scenario of `run --isolate`
+  std::optional<bool> profile;           // --profile / --no-profile, as given to `run`
+  std::optional<long long> run_start_ns;  // the parent run's start on the steady clock
 };
 
 WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
@@ -42,11 +49,23 @@ WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
     else if (arg == "--set") a.sets.push_back(value());
     else if (arg == "--memory-budget")
       a.memory_budget = capacity::parse_byte_size(value(), "--memory-budget");
-    else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
+    else if (arg == "--isolate") a.isolate = true;
+    else if (arg == "--profile") a.profile = true;
+    else if (arg == "--no-profile") a.profile = false;
+    else if (arg == "--run-start-ns") {
+      const std::string& v = value();
+      char* end = nullptr;
+      errno = 0;
+      const long long ns = std::strtoll(v.c_str(), &end, 10);
+      TB_CHECK_INPUT(!v.empty() && *end == '\0' && errno == 0 && ns >= 0, "command line",
+                     "--run-start-ns", "must be a non-negative integer, got '", v, "'");
+      a.run_start_ns = ns;
+    } else if (!arg.empty() && arg[0] == '-') throw InputError("command line", arg, "unknown option");
     else if (a.matrix.empty()) a.matrix = arg;
     else throw InputError("command line", arg, "unexpected argument");
   }
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench worker needs a matrix file");
+  if (a.isolate) return a;
   TB_CHECK_INPUT(!a.out_dir.empty(), "command line", "--out", "is required");
   TB_CHECK_INPUT(!a.session.empty(), "command line", "--ab-session", "is required");
   TB_CHECK_INPUT(a.side == "old" || a.side == "new", "command line", "--ab-side",
@@ -83,30 +102,42 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
   ReplyChannel reply;
   WorkerArgs a;
   MatrixSpec spec;
+  IsolationSettings isolation;
   try {
     a = parse_worker_args(args);
-    spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+    auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
+    spec = std::move(loaded.spec);
+    isolation = std::move(loaded.isolation);
     TB_CHECK_INPUT(!spec.batch_search, a.matrix, "axes.batch",
-                   "\"max\" (a capacity search) is not supported in an A/B session; give the batch");
+                   "\"max\" (a capacity search) is not supported in an A/B session or with "
+                   "--isolate; give the batch");
   } catch (const InputError& e) {
     reply.send({{"error", e.what()}, {"exit", kExitBadInput}});
     return kExitBadInput;
   }
-  const auto run_start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  const auto run_start =
+      a.run_start_ns ? Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::nanoseconds(*a.run_start_ns)))
+                     : Clock::now();
   RunOptions options;
   options.out_dir = a.out_dir;
   options.memory_budget_bytes = a.memory_budget;
   options.command_line = {"trainbench", "worker"};
   options.command_line.insert(options.command_line.end(), args.begin(), args.end());
-  options.run_id = a.session + "-" + a.side;
+  options.run_id = a.isolate ? "isolated" : a.session + "-" + a.side;
+  if (isolation.test_crash) options.test_hook = make_test_crash_hook(*isolation.test_crash);
 
   RunResult run;
   run.run_id = options.run_id;
   run.matrix_name = spec.name;
   run.matrix_file = spec.file;
-  run.environment = capture_environment(options.command_line, spec.defaults.seed);
-  run.extra["ab_session"] = {{"id", a.session}, {"side", a.side}};
-  const auto scenarios = expand(spec);
+  // An isolated worker never writes results (the parent `run` does): no manifest to capture.
+  if (!a.isolate) {
+    run.environment = capture_environment(options.command_line, spec.defaults.seed);
+    run.extra["ab_session"] = {{"id", a.session}, {"side", a.side}};
+  }
+  auto scenarios = expand(spec);
   run.matrix_digest = scenarios_digest(scenarios);
   const auto baseline = choose_baseline(spec, scenarios);
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
@@ -122,6 +153,8 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
               {"max_rounds", rule.max_rounds},
               {"seed", spec.defaults.seed}});
 
+  for (auto& p : scenarios)  // after the digest, as in run_matrix: profiling is not part of it
+    if (a.profile) p.profile.enabled = *a.profile;
   ScenarioTable table(scenarios, options, run_start, current_rss_bytes(), nullptr);
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -135,8 +168,22 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
     if (cmd.contains("segment")) {
       const auto i = cmd.value("segment", std::size_t{0});
       if (i < table.size() && table.active(i)) table.segment(i, cmd.value("round", 0));
-      reply.send({{"active", i < table.size() && table.active(i)},
-                  {"converged", i < table.size() && table.converged(i)}});
+      const bool active = i < table.size() && table.active(i);
+      nlohmann::json answer = {{"active", active}, {"converged", i < table.size() && table.converged(i)}};
+      if (active && cmd.value("snapshot", false))
+        if (auto snap = table.snapshot_of(i)) answer["snapshot"] = *snap;
+      reply.send(answer);
+    } else if (cmd.contains("finish_one")) {
+      const auto i = cmd.value("finish_one", std::size_t{0});
+      if (i >= table.size()) {
+        reply.send({{"error", "no scenario " + std::to_string(i)}});
+        continue;
+      }
+      table.finish(i);
+      reply.send({{"result", *table.snapshot_of(i)}});
+      if (a.isolate) return kExitOk;  // its one scenario is done
+    } else if (a.isolate) {  // save / finish would overwrite the parent's results.json
+      reply.send({{"error", "a --isolate worker only measures and finishes scenarios"}});
     } else if (cmd.contains("save")) {
       run.scenarios = table.snapshot();
       save_results(run, results_path);
@@ -148,7 +195,7 @@ int cmd_worker(const std::vector<std::string>& args, std::ostream&, std::ostream
       reply.send({{"results", results_path}});
       for (const auto& s : run.scenarios)
         if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
-            s.status == ScenarioStatus::diverged)
+            s.status == ScenarioStatus::diverged || s.status == ScenarioStatus::crashed)
           return kExitScenarioFailed;
       return kExitOk;
     }

@@ -1,9 +1,15 @@
-// ChildProcess: the line channel the A/B session drives its two workers through.
+// ChildProcess: the line channel the A/B session drives its two workers through, and `run
+// --isolate` one worker per scenario (its stderr captured to a file, its own process group).
 #include "harness/core/child_process.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "harness/core/file_tail.hpp"
 
 #include <gtest/gtest.h>
 
@@ -59,6 +65,45 @@ TEST(ChildProcess, DestructorLeavesNoOrphan) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_NE(::kill(pid, 0), 0) << "the child outlived its ChildProcess";
+}
+
+TEST(ChildProcess, StderrGoesToTheFileAndOutlivesACrash) {
+  ::signal(SIGPIPE, SIG_IGN);
+  const auto dir = std::filesystem::path(TB_BINARY_DIR) / "test-runs" / "child_stderr";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "worker.stderr").string();
+  tb::ChildOptions options;
+  options.stderr_path = path;
+  ChildProcess child({"sh", "-c", "echo ready; echo 'last words' >&2; read line; kill -ABRT $$"}, options);
+  EXPECT_EQ(child.read_line(), "ready");  // stdout is still the line channel
+  ASSERT_TRUE(child.write_line("go"));
+  EXPECT_FALSE(child.read_line().has_value());
+  const auto how = child.wait();
+  EXPECT_EQ(how.signal, SIGABRT) << how.describe();
+  EXPECT_EQ(tb::read_file_tail(path), "last words");
+}
+
+TEST(ChildProcess, UncreatableStderrFileIsNamed) {
+  tb::ChildOptions options;
+  options.stderr_path = "/nonexistent/dir/worker.stderr";
+  try {
+    ChildProcess child({"true"}, options);
+    FAIL() << "started with a stderr file that cannot exist";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/worker.stderr"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ChildProcess, DetachedChildHasItsOwnProcessGroup) {
+  tb::ChildOptions options;
+  options.detach_from_terminal_signals = true;
+  // Field 5 of /proc/PID/stat is the process group.
+  ChildProcess child({"sh", "-c", "read -r a b c d pgrp rest < /proc/$$/stat; echo $pgrp"}, options);
+  const auto line = child.read_line();
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(*line, std::to_string(child.pid()));
+  EXPECT_NE(*line, std::to_string(::getpgrp()));
+  EXPECT_TRUE(child.wait().exited);
 }
 
 }  // namespace

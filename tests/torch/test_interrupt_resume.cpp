@@ -226,6 +226,41 @@ TEST_F(InterruptResume, SigtermKeepsEveryWholeSegmentAndDropsThePartOne) {
   for (const auto& s : forced.scenarios) EXPECT_EQ(s.status, tb::ScenarioStatus::ok) << s.id;
 }
 
+// --isolate: the workers do not get the terminal's Ctrl-C; `run` kills the one measuring, and
+// every unfinished scenario is "interrupted" with what its worker reported (never "crashed"). The
+// resume runs isolated again (the recorded command line) and measures only those.
+TEST_F(InterruptResume, IsolatedRunStopsAtOnceAndResumesIsolated) {
+  std::ofstream(p("m.json")) << matrix(/*interleave=*/true);
+  const fs::path out = dir_ / "run";
+  const pid_t pid =
+      start({"run", p("m.json"), "--out", out.string(), "--format", "none", "--no-history", "--isolate"});
+  const auto [status, seconds] = interrupt(pid, out, SIGINT, 0, std::chrono::milliseconds(100));
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(seconds, 5.0);
+  const auto stopped = tb::load_results(out.string());
+  expect_valid_schema(out / "results.json");
+  ASSERT_EQ(stopped.scenarios.size(), 8u);
+  for (const auto& s : stopped.scenarios) {
+    EXPECT_EQ(s.status, tb::ScenarioStatus::interrupted) << s.id << ": " << s.message;
+    EXPECT_GE(s.segments.size(), 1u) << s.id << ": round 1 was saved before the signal";
+    int steps = 0;
+    for (const auto& seg : s.segments) steps += seg.steps;
+    EXPECT_EQ(static_cast<int>(s.step_times_s.size()), steps) << s.id << ": a partial segment was kept";
+  }
+  for (const auto& e : fs::directory_iterator(out))
+    EXPECT_EQ(e.path().filename().string().rfind(".worker-", 0), std::string::npos) << e.path();
+
+  ASSERT_EQ(run({"run", "--resume", out.string(), "--set", "test_delay_ms=0"}), 0);
+  const auto done = tb::load_results(out.string());
+  EXPECT_EQ(done.extra.value("isolated", false), true);
+  ASSERT_EQ(done.scenarios.size(), 8u);
+  for (const auto& s : done.scenarios) {
+    EXPECT_EQ(s.status, tb::ScenarioStatus::ok) << s.id << ": " << s.message;
+    EXPECT_EQ(s.extra.value("measured_in_resume", 0), 1) << s.id;
+  }
+}
+
 TEST_F(InterruptResume, SecondSignalEndsTheRunAtOnce) {
   std::ofstream(p("m.json")) << matrix(/*interleave=*/true);
   const fs::path out = dir_ / "run";

@@ -1,0 +1,151 @@
+// `run --isolate` end to end with the real binary on the CPU: a planted segfault, abort or
+// std::terminate in one scenario of a three-scenario matrix makes that scenario "crashed" (the
+// signal and the end of its stderr in the message) while the other two finish ok, and `run`
+// exits 1. Without isolation the same crash takes the whole run down (killed by the signal: the
+// shell reports 128 + signal), which is what --isolate is for.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/torch/scratch_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class Isolate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = tb::test::scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Three scenarios (a1, a2, a3) in 3 rounds; a2 crashes before step 4. Round 1 is its warm-up
+    // step and 1-2 measured steps (segment max: ceil(5 / 3)), so round 1 is saved with a2 in
+    // progress and the crash comes in a later round.
+    std::ofstream(dir_ / "tiny.json") << R"({
+      "name": "tiny-crash", "model": "mlp", "device": "cpu",
+      "dataset_options": {"samples": 256, "features": 32}, "model_options": {"hidden": 32},
+      "steps": {"warmup": 1, "min": 3, "max": 5, "target_rel_ci": 0.5, "time_budget_s": 1, "rounds": 3},
+      "axes": {"accumulation": [1, 2, 3], "batch": [16]}
+    })";
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::ifstream log(dir_ / "log.txt");
+      std::cout << "---- trainbench output ----\n" << log.rdbuf() << "---- end ----\n";
+    }
+  }
+  // trainbench's exit code, or 128 + N when it was killed by signal N (as a shell reports it).
+  // No core files: a crash here is planted, and a LibTorch core is hundreds of megabytes.
+  int trainbench(const std::string& args) {
+    const std::string cmd = "ulimit -c 0; OMP_NUM_THREADS=1 " + std::string(TB_TRAINBENCH_BIN) + " run " +
+                            (dir_ / "tiny.json").string() + " --out " + (dir_ / "out").string() +
+                            " --format md --no-history " + args + " >> " + (dir_ / "log.txt").string() + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    if (WIFSIGNALED(rc)) return 128 + WTERMSIG(rc);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  json results() const {
+    std::ifstream in(dir_ / "out" / "results.json");
+    return json::parse(in);
+  }
+  std::string log() const {
+    std::ifstream in(dir_ / "log.txt");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  static std::string crash(const std::string& kind) {
+    return "--set 'test_crash={\"scenario\": \"/a2/\", \"kind\": \"" + kind + "\", \"at_step\": 4}'";
+  }
+  // a1 and a3 ok, a2 crashed with `signal` and `stderr_words` in its message; returns it.
+  std::string expect_one_crashed(const std::string& signal, const std::string& stderr_words) {
+    json r = results();
+    EXPECT_EQ(r["scenarios"].size(), 3u);
+    std::string message;
+    for (const auto& s : r["scenarios"]) {
+      const auto id = s["id"].get<std::string>();
+      if (id.find("/a2/") != std::string::npos) {
+        EXPECT_EQ(s["status"], "crashed") << s.dump();
+        message = s["message"].get<std::string>();
+      } else {
+        EXPECT_EQ(s["status"], "ok") << id << ": " << s["message"];
+        EXPECT_GT(s["metrics"]["samples_per_s"].get<double>(), 0) << id;
+      }
+    }
+    EXPECT_NE(message.find(signal), std::string::npos) << message;
+    EXPECT_NE(message.find(stderr_words), std::string::npos) << message;
+    EXPECT_EQ(r["extra"]["summary"]["crashed"], 1) << r["extra"]["summary"].dump();
+    EXPECT_EQ(r["extra"]["isolated"], true);
+    // The workers' stderr files are gone; the report names the crash.
+    for (const auto& e : fs::directory_iterator(dir_ / "out"))
+      EXPECT_EQ(e.path().filename().string().rfind(".worker-", 0), std::string::npos) << e.path();
+    std::ifstream md(dir_ / "out" / "report.md");
+    std::stringstream report;
+    report << md.rdbuf();
+    EXPECT_NE(report.str().find("1 crashed"), std::string::npos) << report.str();
+    return message;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Isolate, SegfaultIsOneCrashedScenario) {
+  EXPECT_EQ(trainbench("--isolate " + crash("segv")), 1);
+  const std::string message = expect_one_crashed("signal 11", "test_crash: segv in scenario mlp/fp32/w0/a2/b16");
+  EXPECT_NE(message.find("during round "), std::string::npos) << message;
+  EXPECT_EQ(message.find("during round 1"), std::string::npos) << message;
+  EXPECT_NE(log().find("crashed: its worker process ended with signal 11"), std::string::npos) << log();
+  // The result file validates against the schema with the new status in it.
+  const std::string validate = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
+                               TB_SOURCE_DIR + "/schema/results.schema.json " +
+                               (dir_ / "out" / "results.json").string() + " >/dev/null 2>&1";
+  const int rc = std::system(validate.c_str());
+  if (WIFEXITED(rc) && WEXITSTATUS(rc) != 2) EXPECT_EQ(WEXITSTATUS(rc), 0) << validate;
+}
+
+TEST_F(Isolate, AbortFromTheMatrixSetting) {
+  EXPECT_EQ(trainbench("--set isolate=true " + crash("abort")), 1);
+  expect_one_crashed("signal 6", "test_crash: abort");
+}
+
+TEST_F(Isolate, TerminateQuotesTheRuntimesLastWords) {
+  EXPECT_EQ(trainbench("--isolate " + crash("terminate")), 1);
+  expect_one_crashed("signal 6", "terminate called");
+}
+
+TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
+  EXPECT_EQ(trainbench(crash("segv")), 128 + 11);
+  // What round 1 measured was saved; nothing says "crashed" and a1/a3 never finished.
+  json r = results();
+  for (const auto& s : r["scenarios"]) EXPECT_NE(s["status"], "crashed") << s.dump();
+  // --no-isolate wins over the matrix setting.
+  EXPECT_EQ(trainbench("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
+}
+
+TEST_F(Isolate, CleanIsolatedRunIsOk) {
+  EXPECT_EQ(trainbench("--isolate"), 0);
+  json r = results();
+  ASSERT_EQ(r["scenarios"].size(), 3u);
+  // Segments are dated from the parent's run start on one clock: every segment of round 1
+  // started before every segment of round 2, whichever worker measured it.
+  double last_of_round1 = 0, first_of_round2 = 1e9;
+  for (const auto& s : r["scenarios"]) {
+    EXPECT_EQ(s["status"], "ok") << s.dump();
+    for (const auto& seg : s["samples"]["segments"]) {
+      const double t = seg["started_s"].get<double>();
+      if (seg["round"] == 0) last_of_round1 = std::max(last_of_round1, t);
+      if (seg["round"] == 1) first_of_round2 = std::min(first_of_round2, t);
+    }
+  }
+  EXPECT_LT(last_of_round1, first_of_round2);
+}
+
+}  // namespace
