@@ -207,19 +207,11 @@ void IsolatedScenarioTable::finish(std::size_t i) {
 void IsolatedScenarioTable::interrupt_unfinished() {
   for (auto& slot : slots_) {
     if (slot.result) continue;
-    slot.worker.reset();
+    slot.worker.reset();  // kills it
     if (!slot.stderr_path.empty()) ::unlink(slot.stderr_path.c_str());
-    ScenarioResult r;
-    if (slot.snapshot) r = std::move(*slot.snapshot);  // the segments its worker reported
-    r.id = slot.id;
-    r.params = slot.params;
-    r.status = ScenarioStatus::interrupted;
-    r.stop_reason = "interrupted";
-    r.message = (slot.segments == 0 ? std::string("interrupted before it started")
-                                     : "interrupted after " + std::to_string(slot.segments) + " segment(s)") +
-                "; trainbench run --resume measures it again";
+    // What its worker reported after its last whole segment, if anything.
+    slot.result = interrupted_result(std::move(slot.snapshot), slot.params);
     slot.snapshot.reset();
-    slot.result = std::move(r);
   }
 }
 

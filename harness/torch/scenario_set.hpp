@@ -4,6 +4,7 @@
 // ends one scenario, not the run. The schedule (runner.cpp) is the same for both.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "harness/core/results.hpp"
@@ -36,5 +37,10 @@ class ScenarioSet {
   // or interrupt_unfinished().
   virtual std::vector<ScenarioResult> take_results() = 0;
 };
+
+// The result of a scenario the run stopped before it finished: `measured` (its segments so far,
+// when it has any) marked "interrupted", with a message that says how far it got and that
+// `run --resume` measures it again. Both implementations record interruptions through this.
+ScenarioResult interrupted_result(std::optional<ScenarioResult> measured, const ScenarioParams& params);
 
 }  // namespace tb

@@ -139,22 +139,15 @@ void ScenarioTable::finish_all() {
 void ScenarioTable::interrupt_unfinished() {
   for (auto& slot : slots_) {
     if (slot.result) continue;
-    ScenarioResult r;
-    r.id = scenario_id(slot.params);
-    r.params = slot.params;
-    r.message = "interrupted before it started";
+    std::optional<ScenarioResult> measured;
     if (slot.session) {
       try {  // what it measured so far; a snapshot that fails loses only that
-        r = slot.session->snapshot();
-        r.message = "interrupted after " + std::to_string(r.segments.size()) + " segment(s)";
+        measured = slot.session->snapshot();
       } catch (const std::exception&) {
       }
     }
-    r.status = ScenarioStatus::interrupted;
-    r.stop_reason = "interrupted";
-    r.message += "; trainbench run --resume measures it again";
     slot.session.reset();
-    slot.result = std::move(r);
+    slot.result = interrupted_result(std::move(measured), slot.params);
   }
 }
 

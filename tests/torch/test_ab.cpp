@@ -3,26 +3,21 @@
 // the matrix or a NEW worker that is not trainbench are refused with the documented codes.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "tests/torch/scratch_dir.hpp"
+#include "tests/torch/cli_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class AbSession : public ::testing::Test {
+class AbSession : public tb::test::CliTest {
  protected:
   void SetUp() override {
-    dir_ = tb::test::scratch_dir("ab");
+    CliTest::SetUp();
     // Contention thresholds out of reach: these tests check the session and its verdicts, not
     // the load meter (tested in test_runner.cpp).
     std::ofstream(dir_ / "ab.json") << R"({
@@ -33,28 +28,10 @@ class AbSession : public ::testing::Test {
       "contention": {"other_cpu_cores": 64, "steal_fraction": 1}
     })";
   }
-  void TearDown() override {
-    if (HasFailure()) std::cout << "---- trainbench output ----\n" << log() << "---- end ----\n";
-  }
-  // One intra-op thread: two lock-step threads stall whenever a 2-core runner is busy elsewhere.
-  int trainbench(const std::string& args) {
-    const std::string cmd = "OMP_NUM_THREADS=1 " + std::string(TB_TRAINBENCH_BIN) + " " + args +
-                            " >> " + (dir_ / "log.txt").string() + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  }
   std::string ab(const std::string& out) const {
     return "ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN +
            " --out " + p(out);
   }
-  std::string log() const {
-    std::ifstream in(dir_ / "log.txt");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  std::string p(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 TEST_F(AbSession, AaPassesPlantedSlowdownFails) {

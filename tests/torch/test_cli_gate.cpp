@@ -8,28 +8,19 @@
 // tests in test_runner.cpp.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 
-#include "tests/torch/scratch_dir.hpp"
+#include "tests/torch/cli_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-int run_shell(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-class CliGate : public ::testing::Test {
+class CliGate : public tb::test::CliTest {
  protected:
   void SetUp() override {
-    dir_ = tb::test::scratch_dir("gate");
+    CliTest::SetUp();
     std::ofstream(dir_ / "gate.json") << R"({
       "name": "gate", "model": "mlp", "device": "cpu",
       "dataset_options": {"samples": 1024, "features": 256}, "model_options": {"hidden": 256},
@@ -38,22 +29,6 @@ class CliGate : public ::testing::Test {
       "contention": {"other_cpu_cores": 64, "steal_fraction": 1}
     })";
   }
-  // The commands' own output explains a wrong exit code (e.g. which scenario was contended).
-  void TearDown() override {
-    if (HasFailure()) {
-      std::ifstream log(dir_ / "log.txt");
-      std::cout << "---- trainbench output ----\n" << log.rdbuf() << "---- end ----\n";
-    }
-  }
-  int trainbench(const std::string& args) {
-    // One intra-op thread: on a 2-core runner, two lock-step threads stall whenever anything else
-    // takes a core (an A/A pair then differed 3x); one thread shares a core gracefully.
-    const std::string cmd = "OMP_NUM_THREADS=1 " + std::string(TB_TRAINBENCH_BIN) + " " + args + " >> " +
-                            (dir_ / "log.txt").string() + " 2>&1";
-    return run_shell(cmd);
-  }
-  std::string p(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 TEST_F(CliGate, AaPassesPlantedSlowdownFails) {

@@ -20,11 +20,12 @@
 #include <thread>
 
 #include "harness/core/results.hpp"
-#include "tests/torch/scratch_dir.hpp"
+#include "tests/torch/cli_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using tb::test::slurp;
 using Clock = std::chrono::steady_clock;
 
 // 8 small scenarios, slowed by a planted 25 ms per micro-batch so the run lasts ~5 s: long
@@ -41,21 +42,8 @@ std::string matrix(bool interleave, int hidden = 32) {
     "test_delay_ms": 25})";
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class InterruptResume : public ::testing::Test {
+class InterruptResume : public tb::test::CliTest {
  protected:
-  void SetUp() override { dir_ = tb::test::scratch_dir("interrupt"); }
-  void TearDown() override {
-    if (HasFailure()) std::cout << "---- trainbench output ----\n" << slurp(log()) << "---- end ----\n";
-  }
-  fs::path log() const { return dir_ / "log.txt"; }
-  std::string p(const std::string& name) const { return (dir_ / name).string(); }
 
   // Starts trainbench in the background (one intra-op thread, as in test_cli_gate), output
   // appended to log.txt.
@@ -71,7 +59,7 @@ class InterruptResume : public ::testing::Test {
     std::vector<char*> envp;
     for (auto& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
-    const std::string log_path = log().string();
+    const std::string log_path = p("log.txt");
     const pid_t pid = fork();
     if (pid == 0) {
       const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -114,16 +102,6 @@ class InterruptResume : public ::testing::Test {
     std::cout << "exit " << s << " s after the signal\n";
     return {status, s};
   }
-  void expect_valid_schema(const fs::path& results) {
-    const std::string validate = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                                 TB_SOURCE_DIR + "/schema/results.schema.json " + results.string() +
-                                 " >> " + log().string() + " 2>&1";
-    const int rc = std::system(validate.c_str());
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 2) return;  // python3-jsonschema not installed
-    EXPECT_EQ(rc, 0) << results;
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
@@ -135,7 +113,7 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_LT(seconds, 10.0);
-  EXPECT_NE(slurp(log()).find("trainbench: interrupted; finish with: trainbench run --resume " + out.string()),
+  EXPECT_NE(log().find("trainbench: interrupted; finish with: trainbench run --resume " + out.string()),
             std::string::npos);
   EXPECT_TRUE(fs::exists(out / "report.md"));
 
@@ -159,7 +137,7 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
   const std::string before = slurp(out / "results.json");
   std::ofstream(p("changed.json")) << matrix(false, /*hidden=*/48);
   EXPECT_EQ(run({"run", "--resume", out.string(), p("changed.json")}), 2);
-  EXPECT_NE(slurp(log()).find("matrix.digest"), std::string::npos);
+  EXPECT_NE(log().find("matrix.digest"), std::string::npos);
   EXPECT_EQ(slurp(out / "results.json"), before);
 
   // Other hardware (as recorded) is refused too.
@@ -168,7 +146,7 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
   moved["environment"]["cpu"]["model"] = "Imaginary CPU 9000";
   std::ofstream(dir_ / "moved" / "results.json") << moved.dump(2);
   EXPECT_EQ(run({"run", "--resume", p("moved")}), 2);
-  EXPECT_NE(slurp(log()).find("cpu.model"), std::string::npos);
+  EXPECT_NE(log().find("cpu.model"), std::string::npos);
 
   // The resume measures the rest (faster: the planted delay is not part of the matrix).
   ASSERT_EQ(run({"run", "--resume", out.string(), "--set", "test_delay_ms=0"}), 0);
@@ -193,7 +171,7 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
   EXPECT_EQ(resume.at("forced"), false);
   // Nothing left: a second resume has nothing to do.
   EXPECT_EQ(run({"run", "--resume", out.string()}), 0);
-  EXPECT_NE(slurp(log()).find("nothing to resume"), std::string::npos);
+  EXPECT_NE(log().find("nothing to resume"), std::string::npos);
 }
 
 TEST_F(InterruptResume, SigtermKeepsEveryWholeSegmentAndDropsThePartOne) {

@@ -5,28 +5,23 @@
 // shell reports 128 + signal), which is what --isolate is for.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "tests/torch/scratch_dir.hpp"
+#include "tests/torch/cli_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class Isolate : public ::testing::Test {
+class Isolate : public tb::test::CliTest {
  protected:
   void SetUp() override {
-    dir_ = tb::test::scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    CliTest::SetUp();
     // Three scenarios (a1, a2, a3) in 3 rounds; a2 crashes before step 4. Round 1 is its warm-up
     // step and 1-2 measured steps (segment max: ceil(5 / 3)), so round 1 is saved with a2 in
     // progress and the crash comes in a later round.
@@ -37,32 +32,11 @@ class Isolate : public ::testing::Test {
       "axes": {"accumulation": [1, 2, 3], "batch": [16]}
     })";
   }
-  void TearDown() override {
-    if (HasFailure()) {
-      std::ifstream log(dir_ / "log.txt");
-      std::cout << "---- trainbench output ----\n" << log.rdbuf() << "---- end ----\n";
-    }
+  // `trainbench run tiny.json ARGS`: its exit code, or 128 + N when killed by signal N.
+  int run_tiny(const std::string& args) {
+    return trainbench("run " + p("tiny.json") + " --out " + p("out") + " --format md --no-history " + args);
   }
-  // trainbench's exit code, or 128 + N when it was killed by signal N (as a shell reports it).
-  // No core files: a crash here is planted, and a LibTorch core is hundreds of megabytes.
-  int trainbench(const std::string& args) {
-    const std::string cmd = "ulimit -c 0; OMP_NUM_THREADS=1 " + std::string(TB_TRAINBENCH_BIN) + " run " +
-                            (dir_ / "tiny.json").string() + " --out " + (dir_ / "out").string() +
-                            " --format md --no-history " + args + " >> " + (dir_ / "log.txt").string() + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    if (WIFSIGNALED(rc)) return 128 + WTERMSIG(rc);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  }
-  json results() const {
-    std::ifstream in(dir_ / "out" / "results.json");
-    return json::parse(in);
-  }
-  std::string log() const {
-    std::ifstream in(dir_ / "log.txt");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
+  json results() const { return json::parse(tb::test::slurp(dir_ / "out" / "results.json")); }
   static std::string crash(const std::string& kind) {
     return "--set 'test_crash={\"scenario\": \"/a2/\", \"kind\": \"" + kind + "\", \"at_step\": 4}'";
   }
@@ -88,50 +62,43 @@ class Isolate : public ::testing::Test {
     // The workers' stderr files are gone; the report names the crash.
     for (const auto& e : fs::directory_iterator(dir_ / "out"))
       EXPECT_EQ(e.path().filename().string().rfind(".worker-", 0), std::string::npos) << e.path();
-    std::ifstream md(dir_ / "out" / "report.md");
-    std::stringstream report;
-    report << md.rdbuf();
-    EXPECT_NE(report.str().find("1 crashed"), std::string::npos) << report.str();
+    const std::string report = tb::test::slurp(dir_ / "out" / "report.md");
+    EXPECT_NE(report.find("1 crashed"), std::string::npos) << report;
     return message;
   }
-  fs::path dir_;
 };
 
 TEST_F(Isolate, SegfaultIsOneCrashedScenario) {
-  EXPECT_EQ(trainbench("--isolate " + crash("segv")), 1);
+  EXPECT_EQ(run_tiny("--isolate " + crash("segv")), 1);
   const std::string message = expect_one_crashed("signal 11", "test_crash: segv in scenario mlp/fp32/w0/a2/b16");
   EXPECT_NE(message.find("during round "), std::string::npos) << message;
   EXPECT_EQ(message.find("during round 1"), std::string::npos) << message;
   EXPECT_NE(log().find("crashed: its worker process ended with signal 11"), std::string::npos) << log();
   // The result file validates against the schema with the new status in it.
-  const std::string validate = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                               TB_SOURCE_DIR + "/schema/results.schema.json " +
-                               (dir_ / "out" / "results.json").string() + " >/dev/null 2>&1";
-  const int rc = std::system(validate.c_str());
-  if (WIFEXITED(rc) && WEXITSTATUS(rc) != 2) EXPECT_EQ(WEXITSTATUS(rc), 0) << validate;
+  expect_valid_schema(dir_ / "out" / "results.json");
 }
 
 TEST_F(Isolate, AbortFromTheMatrixSetting) {
-  EXPECT_EQ(trainbench("--set isolate=true " + crash("abort")), 1);
+  EXPECT_EQ(run_tiny("--set isolate=true " + crash("abort")), 1);
   expect_one_crashed("signal 6", "test_crash: abort");
 }
 
 TEST_F(Isolate, TerminateQuotesTheRuntimesLastWords) {
-  EXPECT_EQ(trainbench("--isolate " + crash("terminate")), 1);
+  EXPECT_EQ(run_tiny("--isolate " + crash("terminate")), 1);
   expect_one_crashed("signal 6", "terminate called");
 }
 
 TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
-  EXPECT_EQ(trainbench(crash("segv")), 128 + 11);
+  EXPECT_EQ(run_tiny(crash("segv")), 128 + 11);
   // What round 1 measured was saved; nothing says "crashed" and a1/a3 never finished.
   json r = results();
   for (const auto& s : r["scenarios"]) EXPECT_NE(s["status"], "crashed") << s.dump();
   // --no-isolate wins over the matrix setting.
-  EXPECT_EQ(trainbench("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
+  EXPECT_EQ(run_tiny("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
 }
 
 TEST_F(Isolate, CleanIsolatedRunIsOk) {
-  EXPECT_EQ(trainbench("--isolate"), 0);
+  EXPECT_EQ(run_tiny("--isolate"), 0);
   json r = results();
   ASSERT_EQ(r["scenarios"].size(), 3u);
   // Segments are dated from the parent's run start on one clock: every segment of round 1

@@ -13,10 +13,12 @@
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
 #include "harness/torch/runner.hpp"
-#include "tests/torch/scratch_dir.hpp"
+#include "tests/torch/cli_test.hpp"
 
 namespace tb {
 namespace {
+
+using tb::test::run_shell;
 
 namespace fs = std::filesystem;
 
@@ -32,11 +34,6 @@ nlohmann::json tiny_matrix() {
     "steps": {"warmup": 1, "min": 3, "max": 5, "target_rel_ci": 0.5, "time_budget_s": 1},
     "axes": {"precision": ["fp32", "amp_fp16", "amp_bf16"], "accumulation": [1, 2], "batch": [16]}
   })");
-}
-
-int run_shell(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 TEST(Runner, TinyMatrixRunsSkipsAndValidates) {
