@@ -1,5 +1,7 @@
-// trainbench: benchmark and profile PyTorch training loops (LibTorch). See README.md.
-// Dispatches to the sub-commands; the top-level help is built from their option tables.
+// tb::cli::main: dispatches to the sub-commands; the top-level help is built from their option
+// tables. The trainbench binary is one call to it, and so is a user's own executable.
+#include "cli/torch/cli_main.hpp"
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -41,7 +43,7 @@ std::string top_level_usage() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int tb::cli::main(int argc, char** argv) {
   using tb::cli::ExitCode;
   using tb::cli::as_int;
   const std::vector<std::string> all(argv + 1, argv + argc);
