@@ -81,7 +81,8 @@ nlohmann::json capture_environment(const std::vector<std::string>& command_line,
   if (gpu) {
     env["cuda_runtime"] = cuda.versionCUDART();
     env["cudnn"] = cuda.hasCuDNN() ? cuda.versionCuDNN() : 0;
-    for (std::size_t i = 0; i < torch::cuda::device_count(); ++i) {
+    const auto devices = static_cast<std::size_t>(torch::cuda::device_count());
+    for (std::size_t i = 0; i < devices; ++i) {
       const auto idx = static_cast<c10::DeviceIndex>(i);
       nlohmann::json g = {{"index", i}};
       g["name"] = run_command("nvidia-smi --query-gpu=name --format=csv,noheader -i " + std::to_string(i));

@@ -36,8 +36,7 @@ ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> overr
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }
 
-nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir,
-                                const std::string& stem) {
+nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir) {
   nlohmann::json result = {{"window_steps", options_.window}, {"traces", nlohmann::json::object()}};
   const bool cuda = device.is_cuda();
 #if defined(TRAINBENCH_HAVE_CUPTI)

@@ -21,10 +21,9 @@ class ProfilePass {
   ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled);
   bool enabled() const { return options_.enabled; }
 
-  // Runs the window(s) and writes DIR/traces/<stem>.host.json[.gz] and/or
-  // <stem>.kineto.json; returns scenario.extra["profile"].
-  nlohmann::json run(Trainer& trainer, c10::Device device, const std::string& out_dir,
-                     const std::string& stem);
+  // Runs the window(s) and writes DIR/traces/<scenario>.host.json[.gz] and/or
+  // <scenario>.kineto.json (profiling::trace_file_name); returns scenario.extra["profile"].
+  nlohmann::json run(Trainer& trainer, c10::Device device, const std::string& out_dir);
 
  private:
   ProfileOptions options_;

@@ -45,10 +45,8 @@ MatrixParseOptions default_parse_options() {
   return o;
 }
 
-ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options,
-                            const std::string& trace_stem) {
-  ScenarioSession session(p, options, trace_stem.empty() ? safe_file_stem(scenario_id(p)) : trace_stem,
-                          Clock::now(), 0);
+ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options) {
+  ScenarioSession session(p, options, Clock::now(), 0);
   for (int round = 0; round < std::max(1, p.stopping.rounds); ++round) session.run_segment(round);
   while (session.segments() < p.stopping.max_rounds && !session.converged())
     session.run_segment(session.segments());

@@ -62,7 +62,6 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
 std::vector<ScenarioParams> scenarios_as_run(const MatrixSpec& spec, const RunResult& run);
 
 // Runs one scenario (used by run_matrix and the capacity search); throws on failure.
-ScenarioResult run_scenario(const ScenarioParams& params, const RunOptions& options,
-                            const std::string& trace_stem = "");
+ScenarioResult run_scenario(const ScenarioParams& params, const RunOptions& options);
 
 }  // namespace tb

@@ -118,7 +118,6 @@ struct ScenarioSession::State {
 
   const ScenarioParams params;  // the trainer keeps a reference: never moves
   const RunOptions& options;
-  std::string trace_stem;
   Clock::time_point run_start, built;
   c10::Device device;
   at::Tensor rng_state;
@@ -158,13 +157,12 @@ Distribution ScenarioSession::State::timing() const {
 }
 
 ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options,
-                                 std::string trace_stem, Clock::time_point run_start,
+                                 Clock::time_point run_start,
                                  std::int64_t base_rss_bytes)
     : s_(std::make_unique<State>(params, options)) {
   auto& s = *s_;
   const ScenarioParams& p = s.params;
   TB_NVTX_SCENARIO(scenario_id(p));
-  s.trace_stem = std::move(trace_stem);
   s.run_start = run_start;
   s.built = Clock::now();
   const auto support = check_precision(p.precision, p.device);
@@ -344,7 +342,7 @@ ScenarioResult ScenarioSession::finish() {
   if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
     const PrecisionGuard precision_guard(s.params.precision);
     const RngStateScope rng(s.rng_state);
-    auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir, s.trace_stem);
+    auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);
     if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
       profile["overhead_vs_timed"] =
           profile["window_step_time_s"].get<double>() / r.step_time_s.median - 1.0;

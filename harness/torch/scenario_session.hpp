@@ -25,7 +25,7 @@ class ScenarioSession {
   // building it throws). `run_start` dates the segments; `base_rss_bytes` is the process's
   // resident size before any scenario was built: with other scenarios alive in the same process,
   // this one's peak is counted as base + its own growth (see MemoryWatch).
-  ScenarioSession(const ScenarioParams& params, const RunOptions& options, std::string trace_stem,
+  ScenarioSession(const ScenarioParams& params, const RunOptions& options,
                   Clock::time_point run_start, std::int64_t base_rss_bytes);
   ~ScenarioSession();
   ScenarioSession(const ScenarioSession&) = delete;

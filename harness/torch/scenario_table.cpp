@@ -10,7 +10,6 @@
 #include "harness/core/cpu_oom.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/interrupt.hpp"
-#include "harness/core/run_id.hpp"
 #include "harness/torch/registry.hpp"
 
 namespace tb {
@@ -109,7 +108,7 @@ void ScenarioTable::segment(std::size_t i, int round) {
   try {
     if (!slot.session)
       slot.session = std::make_unique<ScenarioSession>(
-          slot.params, options_, safe_file_stem(scenario_id(slot.params)), run_start_, base_rss_);
+          slot.params, options_, run_start_, base_rss_);
     slot.session->run_segment(round);
   } catch (const Interrupted&) {
     // Not the scenario's failure: the run is stopping, and interrupt_unfinished() records it.

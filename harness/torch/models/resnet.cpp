@@ -18,9 +18,11 @@ torch::nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t k, std::i
 
 struct BasicBlockImpl : torch::nn::Module {
   BasicBlockImpl(std::int64_t in, std::int64_t out, std::int64_t stride)
+      // In declaration order, which is the order the modules were always registered in (and so
+      // the order of their parameters and of the random draws of their initialisation).
       : conv1(register_module("conv1", conv(in, out, 3, stride))),
-        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
         conv2(register_module("conv2", conv(out, out, 3, 1))),
+        bn1(register_module("bn1", torch::nn::BatchNorm2d(out))),
         bn2(register_module("bn2", torch::nn::BatchNorm2d(out))) {
     if (stride != 1 || in != out) {
       down = register_module("down", conv(in, out, 1, stride));
