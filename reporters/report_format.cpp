@@ -76,13 +76,4 @@ std::string signed_percent(double share, int digits) {
 
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
 
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  // Count UTF-8 code points so arrows and markers do not break alignment.
-  std::size_t len = 0;
-  for (unsigned char c : s) len += (c & 0xC0) != 0x80;
-  if (len >= width) return s;
-  const std::string fill(width - len, ' ');
-  return right ? fill + s : s + fill;
-}
-
 }  // namespace tb::report

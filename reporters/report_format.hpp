@@ -28,7 +28,5 @@ std::string si_count(double value);
 std::string signed_percent(double share, int digits = 1);
 // "1.19x".
 std::string times(double ratio);
-// Pads or truncates to a width (left-aligned unless right is true).
-std::string pad(const std::string& s, std::size_t width, bool right = false);
 
 }  // namespace tb::report
