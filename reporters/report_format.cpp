@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/capacity/byte_size.hpp"
+
 namespace tb::report {
 
 std::string fixed(double value, int digits) {
@@ -28,15 +30,7 @@ std::string millis(double seconds, int digits) { return fixed(seconds * 1e3, dig
 std::string percent(double share, int digits) { return fixed(share * 100.0, digits); }
 
 std::string bytes(std::int64_t n) {
-  if (n <= 0) return "-";
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return (u == 0 ? fixed(v, 0) : fixed(v, 1)) + " " + units[u];
+  return n <= 0 ? "-" : capacity::format_bytes(n, capacity::ByteDigits::one_decimal);
 }
 
 std::string rate(double per_s) {
