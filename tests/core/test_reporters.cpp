@@ -1,5 +1,5 @@
 // Reporters on the hand-made fixture run: golden outputs per format, the factory and
-// multiplexer, partial results, and the `trainbench report` command.
+// partial results, and the `trainbench report` command.
 #include <filesystem>
 #include <sstream>
 
@@ -326,7 +326,7 @@ TEST(Reporters, EmptyRunRenders) {
   }
 }
 
-// ------------------------------------------------------------------ factory and multiplexer
+// ------------------------------------------------------------------ factory
 
 TEST(ReporterFactory, KnownFormats) {
   for (const auto& f : known_report_formats()) EXPECT_EQ(make_reporter(f)->name(), f);
@@ -347,16 +347,6 @@ TEST(ReporterFactory, UnknownFormatNamesTheOption) {
   }
   EXPECT_THROW(parse_report_formats("md,,csv"), InputError);
   EXPECT_EQ(parse_report_formats("md,csv,md"), (std::vector<std::string>{"md", "csv"}));
-}
-
-TEST(MultiReporter, FansOutInOrder) {
-  MultiReporter multi;
-  multi.add(make_reporter("gbench"));
-  multi.add(make_reporter("console"));
-  EXPECT_EQ(multi.name(), "gbench+console");
-  const auto run = fixture_run();
-  const std::string both = render(multi, run);
-  EXPECT_EQ(both, render("gbench", run) + render("console", run));
 }
 
 TEST(Reporter, RenderWithoutStreamThrows) {
