@@ -26,17 +26,17 @@ using test::render;
 
 // ------------------------------------------------------------------ goldens
 
-TEST(ReporterGolden, Console) { expect_golden("console.txt", render("console", fixture_run())); }
-TEST(ReporterGolden, Markdown) { expect_golden("report.md", render("md", fixture_run())); }
-TEST(ReporterGolden, Csv) { expect_golden("results.csv", render("csv", fixture_run())); }
-TEST(ReporterGolden, Gbench) { expect_golden("gbench.json", render("gbench", fixture_run())); }
+TEST(ReporterGolden, Console) { expect_golden("reporters/console.txt", render("console", fixture_run())); }
+TEST(ReporterGolden, Markdown) { expect_golden("reporters/report.md", render("md", fixture_run())); }
+TEST(ReporterGolden, Csv) { expect_golden("reporters/results.csv", render("csv", fixture_run())); }
+TEST(ReporterGolden, Gbench) { expect_golden("reporters/gbench.json", render("gbench", fixture_run())); }
 TEST(ReporterGolden, HtmlDataBlock) {
-  expect_golden("html_data.json", HtmlReporter::data_block(fixture_run()) + "\n");
+  expect_golden("reporters/html_data.json", HtmlReporter::data_block(fixture_run()) + "\n");
 }
 TEST(ReporterGolden, HtmlWithoutChartJs) {
   // Without Chart.js the page is fully deterministic: tables, note and data block.
   HtmlReporter reporter("/nonexistent/chart.min.js");
-  expect_golden("report_nocharts.html", render(reporter, fixture_run()));
+  expect_golden("reporters/report_nocharts.html", render(reporter, fixture_run()));
 }
 
 // ------------------------------------------------------------------ content checks
