@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/exit_code.hpp"
+#include "reporters/text_table.hpp"
 
 namespace tb::cli {
 
@@ -16,32 +17,24 @@ std::string format(const char* fmt, double a) {
   return buf;
 }
 
-std::string pad(const std::string& s, std::size_t width, bool right = false) {
-  if (s.size() >= width) return s;
-  const std::string fill(width - s.size(), ' ');
-  return right ? fill + s : s + fill;
-}
-
 }  // namespace
 
 void print_comparison_table(const RunComparison& c, std::ostream& out) {
-  std::size_t id_width = 8;
-  for (const auto& s : c.scenarios) id_width = std::max(id_width, s.id.size());
   out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n";
   if (c.paired)
     out << "paired: one A/B session (" << c.ab_session
         << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
   out << "\n";
-  out << pad("scenario", id_width) << "  " << pad("old ms", 10, true) << "  "
-      << pad("new ms", 10, true) << "  " << pad("change", 8, true) << "  "
-      << pad("speedup [95% CI]", 24) << "  verdict\n";
+  report::TextTable table;
+  table.titles = {"scenario", "old ms", "new ms", "change", "speedup [95% CI]", "verdict"};
+  table.right = {false, true, true, true, false, false};
+  table.fixed_width = {0, 10, 10, 8, 24};
   int counts[4] = {0, 0, 0, 0};
   int regressions = 0;
   for (const auto& s : c.scenarios) {
-    out << pad(s.id, id_width) << "  ";
     if (!s.compared) {
-      out << "not compared (old " << to_string(s.old_status) << ", new "
-          << to_string(s.new_status) << ")" << (s.broken ? "  BROKEN" : "") << "\n";
+      table.rows.push_back({s.id, std::string("not compared (old ") + to_string(s.old_status) + ", new " +
+                                      to_string(s.new_status) + ")" + (s.broken ? "  BROKEN" : "")});
       continue;
     }
     ++counts[static_cast<int>(s.verdict)];
@@ -49,17 +42,16 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
         s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
                               ", " + format("%.3f", s.speedup.high) + "]"
                         : format("%.3f", s.speedup.ratio) + " [no interval]";
-    out << pad(format("%.3f", s.old_median_s * 1e3), 10, true) << "  "
-        << pad(format("%.3f", s.new_median_s * 1e3), 10, true) << "  "
-        << pad(format("%+.1f%%", s.change_pct), 8, true) << "  " << pad(interval, 24) << "  "
-        << stats::to_string(s.verdict);
+    std::string verdict = stats::to_string(s.verdict);
     if (s.regression) {
       ++regressions;
-      out << "  REGRESSION (> " << format("%.1f", s.gate_pct) << "%)";
+      verdict += "  REGRESSION (> " + format("%.1f", s.gate_pct) + "%)";
     }
-    if (s.contended) out << "  CONTENDED";
-    out << '\n';
+    if (s.contended) verdict += "  CONTENDED";
+    table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
+                          format("%+.1f%%", s.change_pct), interval, verdict});
   }
+  report::write_text_table(out, table, {.align_titles = true});
   out << '\n'
       << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
       << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]

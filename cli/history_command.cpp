@@ -8,6 +8,7 @@
 #include "cli/exit_code.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
+#include "reporters/text_table.hpp"
 
 namespace tb::cli {
 
@@ -45,8 +46,15 @@ std::string fmt(const char* f, double v) {
 
 std::string short_rev(const std::string& rev) { return rev.substr(0, std::min<std::size_t>(10, rev.size())); }
 
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+// The columns both listings start with (run id, ISO start time, short git revision), then
+// `more_titles`, the first of them `more_width` wide.
+report::TextTable run_table(std::vector<std::string> more_titles, std::size_t more_width) {
+  report::TextTable t;
+  t.titles = {"run_id", "started_at", "git"};
+  t.titles.insert(t.titles.end(), more_titles.begin(), more_titles.end());
+  t.right.assign(t.titles.size(), false);
+  t.fixed_width = {0, 20, 10, more_width};
+  return t;
 }
 
 void print_runs(const History& h, int limit, std::ostream& out) {
@@ -55,38 +63,30 @@ void print_runs(const History& h, int limit, std::ostream& out) {
     out << "no runs recorded in " << h.path() << '\n';
     return;
   }
-  std::size_t id_width = 6;
-  for (const auto& r : runs) id_width = std::max(id_width, r.run_id.size());
-  out << pad("run_id", id_width) << "  " << pad("started_at", 20) << "  " << pad("git", 10)
-      << "  " << pad("ok/all", 7) << "  matrix\n";
+  report::TextTable table = run_table({"ok/all", "matrix"}, 7);
   for (const auto& r : runs)
-    out << pad(r.run_id, id_width) << "  " << pad(r.started_at, 20) << "  "
-        << pad(short_rev(r.git_revision), 10) << "  "
-        << pad(std::to_string(r.ok) + "/" + std::to_string(r.scenarios), 7) << "  " << r.matrix
-        << '\n';
+    table.rows.push_back({r.run_id, r.started_at, short_rev(r.git_revision),
+                          std::to_string(r.ok) + "/" + std::to_string(r.scenarios), r.matrix});
+  report::write_text_table(out, table);
 }
 
 void print_trend(const History& h, const std::string& scenario, int limit, std::ostream& out) {
   const auto points = h.trend(scenario, limit);
   TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
                  "no recorded results for scenario '", scenario, "'");
-  std::size_t id_width = 6;
-  for (const auto& p : points) id_width = std::max(id_width, p.run_id.size());
-  out << "scenario " << scenario << "\n\n"
-      << pad("run_id", id_width) << "  " << pad("started_at", 20) << "  " << pad("git", 10)
-      << "  " << pad("median ms", 22) << "  samples/s\n";
+  report::TextTable table = run_table({"median ms", "samples/s"}, 22);
   for (const auto& p : points) {
-    out << pad(p.run_id, id_width) << "  " << pad(p.started_at, 20) << "  "
-        << pad(short_rev(p.git_revision), 10) << "  ";
-    if (p.status != "ok") {
-      out << p.status << '\n';
+    if (p.status != "ok") {  // a note in place of the figures
+      table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision), p.status});
       continue;
     }
-    out << pad(fmt("%.3f", p.median_s * 1e3) + " [" + fmt("%.3f", p.ci_low * 1e3) + ", " +
-                   fmt("%.3f", p.ci_high * 1e3) + "]",
-               22)
-        << "  " << fmt("%.1f", p.samples_per_s) << '\n';
+    table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision),
+                          fmt("%.3f", p.median_s * 1e3) + " [" + fmt("%.3f", p.ci_low * 1e3) + ", " +
+                              fmt("%.3f", p.ci_high * 1e3) + "]",
+                          fmt("%.1f", p.samples_per_s)});
   }
+  out << "scenario " << scenario << "\n\n";
+  report::write_text_table(out, table);
   out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
       << '\n';
 }

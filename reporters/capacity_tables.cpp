@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/capacity/byte_size.hpp"
 #include "harness/capacity/utilization.hpp"
 #include "reporters/report_format.hpp"
 
@@ -10,11 +11,9 @@ namespace tb::report {
 
 namespace {
 
-// A fitted intercept can be negative; bytes() alone would print it as "-".
+// A fitted intercept can be negative or zero, which bytes() would print as "-" (not measured).
 std::string signed_bytes(double n) {
-  const auto rounded = static_cast<std::int64_t>(std::llround(n));
-  if (rounded == 0) return "0 B";
-  return rounded < 0 ? "-" + bytes(-rounded) : bytes(rounded);
+  return capacity::format_bytes(std::llround(n), capacity::ByteDigits::one_decimal);
 }
 
 std::string hours(double seconds) { return fixed(seconds / 3600.0, 2); }

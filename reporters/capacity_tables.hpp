@@ -6,15 +6,9 @@
 
 #include "harness/core/results.hpp"
 #include "reporters/report_views.hpp"
+#include "reporters/text_table.hpp"
 
 namespace tb::report {
-
-struct TextTable {
-  std::vector<std::string> titles;
-  std::vector<bool> right;  // numeric columns are right-aligned
-  std::vector<std::vector<std::string>> rows;
-  bool empty() const { return rows.empty(); }
-};
 
 // One row per ok scenario with extra.capacity. All FLOP/s columns share one unit (TFLOP/s when
 // any value reaches 1e12, else GFLOP/s), named in the titles.

@@ -1,56 +1,17 @@
 #include "reporters/console_reporter.hpp"
 
-#include <algorithm>
-
 #include "reporters/capacity_tables.hpp"
 #include "reporters/report_format.hpp"
 #include "reporters/report_views.hpp"
+#include "reporters/text_table.hpp"
 
 namespace tb {
 
 namespace {
 
-using Row = std::vector<std::string>;
-
-// Columns whose cells are numbers are right-aligned.
-struct Column {
-  std::string title;
-  bool right;
-};
-
-void print_table(std::ostream& os, const std::vector<Column>& cols, const std::vector<Row>& rows) {
-  std::vector<std::size_t> width(cols.size());
-  auto len = [](const std::string& s) {
-    std::size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-  };
-  for (std::size_t c = 0; c < cols.size(); ++c) {
-    width[c] = len(cols[c].title);
-    for (const auto& r : rows) width[c] = std::max(width[c], len(r[c]));
-  }
-  auto line = [&](const Row& cells, bool header) {
-    std::string text;
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      if (c) text += "  ";
-      text += report::pad(cells[c], width[c], cols[c].right && !header);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    os << text << '\n';
-  };
-  Row titles;
-  for (const auto& c : cols) titles.push_back(c.title);
-  line(titles, true);
-  std::size_t total = 2 * (cols.size() - 1);
-  for (auto w : width) total += w;
-  os << std::string(total, '-') << '\n';
-  for (const auto& r : rows) line(r, false);
-}
-
+// The console's tables: titles left-aligned over a rule of dashes.
 void print_table(std::ostream& os, const report::TextTable& t) {
-  std::vector<Column> cols;
-  for (std::size_t c = 0; c < t.titles.size(); ++c) cols.push_back({t.titles[c], t.right[c]});
-  print_table(os, cols, t.rows);
+  report::write_text_table(os, t, {.rule = true});
 }
 
 void print_capacity(std::ostream& os, const RunResult& run) {
@@ -83,12 +44,12 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   if (!run.baseline_id.empty()) os << ", baseline " << run.baseline_id;
   os << "\n\n";
 
-  const std::vector<Column> cols = {
-      {"scenario", false},  {"status", false},        {"step ms", true},
-      {"±CI ms", true},     {"samples/s", true},      {"speedup [95% CI] verdict", false},
-      {"phases % d/h/f/b/o", false}, {"loss start→end", false}, {"skipped", true},
-      {"peak mem", true}};
-  std::vector<Row> rows;
+  TextTable table;
+  table.titles = {"scenario",  "status",           "step ms",        "±CI ms",  "samples/s",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o", "loss start→end", "skipped",
+                  "peak mem"};
+  table.right = {false, false, true, true, true, false, false, false, true, true};
+  auto& rows = table.rows;
   for (const auto& s : run.scenarios) {
     if (!has_timing_columns(s)) {
       rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-"});
@@ -101,7 +62,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
                     fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }
-  print_table(os, cols, rows);
+  print_table(os, table);
 
   bool notes = false;
   for (const auto& s : run.scenarios) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/capacity/byte_size.hpp"
+
 namespace tb::report {
 
 std::string fixed(double value, int digits) {
@@ -28,15 +30,7 @@ std::string millis(double seconds, int digits) { return fixed(seconds * 1e3, dig
 std::string percent(double share, int digits) { return fixed(share * 100.0, digits); }
 
 std::string bytes(std::int64_t n) {
-  if (n <= 0) return "-";
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  return (u == 0 ? fixed(v, 0) : fixed(v, 1)) + " " + units[u];
+  return n <= 0 ? "-" : capacity::format_bytes(n, capacity::ByteDigits::one_decimal);
 }
 
 std::string rate(double per_s) {
@@ -75,14 +69,5 @@ std::string signed_percent(double share, int digits) {
 }
 
 std::string times(double ratio) { return fixed(ratio, 2) + "x"; }
-
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  // Count UTF-8 code points so arrows and markers do not break alignment.
-  std::size_t len = 0;
-  for (unsigned char c : s) len += (c & 0xC0) != 0x80;
-  if (len >= width) return s;
-  const std::string fill(width - len, ' ');
-  return right ? fill + s : s + fill;
-}
 
 }  // namespace tb::report

@@ -15,7 +15,8 @@ std::string exact(double value);
 std::string millis(double seconds, int digits = 3);
 // Percent of a share with no decimals: 0.283 -> "28".
 std::string percent(double share, int digits = 0);
-// Binary units: 671088640 -> "640.0 MiB"; 0 -> "-".
+// A size cell: 671088640 -> "640.0 MiB" (capacity::format_bytes, one decimal); 0 or less,
+// i.e. not measured -> "-".
 std::string bytes(std::int64_t n);
 // Large rates with thousands grouping kept simple: 15282.2 -> "15282.2".
 std::string rate(double per_s);
@@ -28,7 +29,5 @@ std::string si_count(double value);
 std::string signed_percent(double share, int digits = 1);
 // "1.19x".
 std::string times(double ratio);
-// Pads or truncates to a width (left-aligned unless right is true).
-std::string pad(const std::string& s, std::size_t width, bool right = false);
 
 }  // namespace tb::report

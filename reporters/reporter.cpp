@@ -21,20 +21,6 @@ void Reporter::render(const RunResult& run, const ReportContext& ctx) {
   ctx.out->flush();
 }
 
-void MultiReporter::add(std::unique_ptr<Reporter> reporter) {
-  reporters_.push_back(std::move(reporter));
-}
-
-std::string MultiReporter::name() const {
-  std::string joined;
-  for (const auto& r : reporters_) joined += (joined.empty() ? "" : "+") + r->name();
-  return joined;
-}
-
-void MultiReporter::do_render(const RunResult& run, const ReportContext& ctx) {
-  for (auto& r : reporters_) r->render(run, ctx);
-}
-
 const std::vector<std::string>& known_report_formats() {
   static const std::vector<std::string> formats = {"console", "md", "csv", "html", "gbench"};
   return formats;

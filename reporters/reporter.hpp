@@ -1,6 +1,6 @@
 // Reporters render a RunResult (results.json) for people and tools. Design follows
 // google/benchmark's BenchmarkReporter and nvbench's printers: a small interface, one class per
-// output format, and a multiplexer that fans one run out to several reporters.
+// output format.
 // Reporters only read the run: statistics (comparisons, loss parity, summaries) come from the
 // "extra" sections written by other components; a missing section renders as "-".
 #pragma once
@@ -36,19 +36,6 @@ class Reporter {
 
  private:
   virtual void do_render(const RunResult& run, const ReportContext& ctx) = 0;
-};
-
-// Fans one run out to several reporters; each gets the same context.
-class MultiReporter final : public Reporter {
- public:
-  void add(std::unique_ptr<Reporter> reporter);
-  std::size_t size() const { return reporters_.size(); }
-  std::string name() const override;  // "md+csv"
-  std::string default_file_name() const override { return ""; }
-
- private:
-  void do_render(const RunResult& run, const ReportContext& ctx) override;
-  std::vector<std::unique_ptr<Reporter>> reporters_;
 };
 
 // "console", "md", "csv", "html" or "gbench"; InputError("--format", ...) for anything else.

@@ -42,6 +42,11 @@ double suffix_multiplier(const std::string& suffix) {
   return 0;
 }
 
+int decimals(double scaled, ByteDigits digits) {
+  if (digits == ByteDigits::one_decimal) return 1;
+  return scaled >= 100 ? 0 : (scaled >= 10 ? 1 : 2);
+}
+
 }  // namespace
 
 std::int64_t parse_byte_size(const std::string& text, const std::string& field_for_errors) {
@@ -67,7 +72,7 @@ std::int64_t parse_byte_size(const std::string& text, const std::string& field_f
   return static_cast<std::int64_t>(std::llround(value));
 }
 
-std::string format_bytes(std::int64_t bytes) {
+std::string format_bytes(std::int64_t bytes, ByteDigits digits) {
   static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   const bool negative = bytes < 0;
   double v = std::fabs(static_cast<double>(bytes));
@@ -81,8 +86,7 @@ std::string format_bytes(std::int64_t bytes) {
     std::snprintf(buf, sizeof buf, "%s%lld B", negative ? "-" : "",
                   static_cast<long long>(std::fabs(static_cast<double>(bytes))));
   else
-    std::snprintf(buf, sizeof buf, "%s%.*f %s", negative ? "-" : "", v >= 100 ? 0 : (v >= 10 ? 1 : 2),
-                  v, kUnits[unit]);
+    std::snprintf(buf, sizeof buf, "%s%.*f %s", negative ? "-" : "", decimals(v, digits), v, kUnits[unit]);
   return buf;
 }
 

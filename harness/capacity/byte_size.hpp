@@ -11,7 +11,14 @@ namespace tb::capacity {
 // an empty, negative, malformed or overflowing value.
 std::int64_t parse_byte_size(const std::string& text, const std::string& field_for_errors);
 
-// 1536 -> "1.50 KiB", 3 -> "3 B", 4294967296 -> "4.00 GiB" (binary units, 3 significant digits).
-std::string format_bytes(std::int64_t bytes);
+// How a size is written in binary units (B, KiB, ... PiB).
+enum class ByteDigits {
+  significant,  // three significant digits, for messages: "1.50 KiB", "10.5 MiB", "150 MiB"
+  one_decimal,  // one decimal, for report columns that line up: "1.5 KiB", "150.0 MiB"
+};
+
+// The one byte-size formatter: 1536 -> "1.50 KiB", 3 -> "3 B", 4294967296 -> "4.00 GiB",
+// -1536 -> "-1.50 KiB" (a fitted intercept can be negative).
+std::string format_bytes(std::int64_t bytes, ByteDigits digits = ByteDigits::significant);
 
 }  // namespace tb::capacity

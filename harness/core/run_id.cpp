@@ -3,19 +3,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <random>
 
 namespace tb {
-
-std::string safe_file_stem(const std::string& id) {
-  std::string s = id;
-  for (auto& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  return s;
-}
 
 std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when,
                         long pid, std::uint16_t salt) {

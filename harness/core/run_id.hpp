@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/core/matrix.hpp"
+#include "harness/core/safe_file_stem.hpp"  // the matrix name's part of a run id
 
 namespace tb {
 
@@ -15,8 +16,5 @@ namespace tb {
 std::string make_run_id(const MatrixSpec& spec);
 std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when,
                         long pid, std::uint16_t salt);
-
-// `id` with every character outside [A-Za-z0-9_-] replaced by '_': safe as a file name.
-std::string safe_file_stem(const std::string& id);
 
 }  // namespace tb

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "harness/core/durable_file.hpp"
+#include "harness/core/safe_file_stem.hpp"
 
 namespace tb::profiling {
 namespace {
@@ -367,13 +368,7 @@ void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActiv
 }
 
 std::string trace_file_name(const std::string& scenario_id, const std::string& kind, bool gzip) {
-  std::string name;
-  name.reserve(scenario_id.size() + kind.size() + 9);
-  for (const char c : scenario_id) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '_' || c == '.';
-    name += safe ? c : '_';
-  }
+  std::string name = safe_file_stem(scenario_id);
   if (name.empty()) name = "scenario";
   name += '.' + kind + (gzip ? ".json.gz" : ".json");
   return name;

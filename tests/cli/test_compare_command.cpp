@@ -11,6 +11,7 @@
 #include "harness/core/comparison.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/history.hpp"
+#include "tests/core/golden_file.hpp"
 #include "tests/core/synthetic_runs.hpp"
 
 namespace {
@@ -329,12 +330,7 @@ TEST_F(CompareCommand, TableAndJsonMatchGolden) {
 
   std::string table = out_.str();
   // Paths of the temporary directory are not part of the table; run ids are.
-  const fs::path golden = fs::path(TB_SOURCE_DIR) / "tests/golden/compare_table.txt";
-  if (std::getenv("TB_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << table;
-    GTEST_SKIP() << "golden file updated: " << golden;
-  }
-  EXPECT_EQ(table, read_file(golden)) << "regenerate with TB_UPDATE_GOLDEN=1";
+  tb::test::expect_golden("compare_table.txt", table);
 
   const auto j = nlohmann::json::parse(read_file(json_path));
   EXPECT_TRUE(j.at("regression").get<bool>());

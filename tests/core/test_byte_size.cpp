@@ -41,6 +41,14 @@ TEST(ByteSize, FormatsWithThreeSignificantDigits) {
   EXPECT_EQ(format_bytes(0), "0 B");
 }
 
+TEST(ByteSize, FormatsWithOneDecimalForReportColumns) {
+  EXPECT_EQ(format_bytes(3, ByteDigits::one_decimal), "3 B");
+  EXPECT_EQ(format_bytes(1536, ByteDigits::one_decimal), "1.5 KiB");
+  EXPECT_EQ(format_bytes(640LL << 20, ByteDigits::one_decimal), "640.0 MiB");
+  EXPECT_EQ(format_bytes(-(584LL << 20), ByteDigits::one_decimal), "-584.0 MiB");
+  EXPECT_EQ(format_bytes(0, ByteDigits::one_decimal), "0 B");
+}
+
 TEST(ByteSize, FormatThenParseRoundTrips) {
   EXPECT_EQ(parse_byte_size(format_bytes(4LL << 30), "f"), 4LL << 30);
 }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
+#include "tests/core/golden_file.hpp"
 
 namespace tbp = tb::profiling;
 using nlohmann::json;
@@ -289,16 +290,7 @@ TEST(ChromeTrace, TraceFileName) {
 }
 
 TEST(ChromeTrace, MatchesGolden) {
-  const std::string golden = std::string(TB_SOURCE_DIR) + "/tests/golden/profiling/chrome_trace_small.json";
-  const std::string text = make_logger().serialize(info());
-  if (const char* update = std::getenv("TB_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
-    std::filesystem::create_directories(std::filesystem::path(golden).parent_path());
-    std::ofstream(golden, std::ios::binary) << text;
-    GTEST_SKIP() << "golden updated: " << golden;
-  }
-  const std::string expected = read_file(golden);
-  ASSERT_FALSE(expected.empty()) << "missing golden " << golden << " (run with TB_UPDATE_GOLDEN=1)";
-  EXPECT_EQ(text, expected);
+  tb::test::expect_golden("profiling/chrome_trace_small.json", make_logger().serialize(info()));
 }
 
 }  // namespace

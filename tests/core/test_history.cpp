@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/run_id.hpp"
+#include "tests/core/golden_file.hpp"
 #include "tests/core/synthetic_runs.hpp"
 #include "tests/core/tmpfs_mount.hpp"
 
@@ -191,15 +192,7 @@ TEST_F(HistoryTest, HistoryCommandOutputMatchesGolden) {
   ASSERT_EQ(cmd_history({"--db", db_}, out, err), 0) << err.str();
   out << "----\n";
   ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
-  const std::filesystem::path golden = std::filesystem::path(TB_SOURCE_DIR) / "tests/golden/history_output.txt";
-  if (std::getenv("TB_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << out.str();
-    GTEST_SKIP() << "golden file updated: " << golden;
-  }
-  std::ifstream in(golden);
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(out.str(), expected.str()) << "regenerate with TB_UPDATE_GOLDEN=1";
+  tb::test::expect_golden("history_output.txt", out.str());
 }
 
 TEST_F(HistoryTest, HistoryCommandRecordsAndRejectsBadInput) {

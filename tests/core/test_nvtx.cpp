@@ -56,38 +56,3 @@ TEST(Nvtx, CompiledIn) {
 #endif
 
 }  // namespace
-
-// TB_PROFILE_* = NVTX range + host span: the spans the CUPTI summaries need.
-#include "harness/profiling/profile_scope.hpp"
-
-namespace {
-
-TEST(ProfileScope, StepAndPhaseSpansReachTheActiveRecorder) {
-  namespace tbp = tb::profiling;
-  tbp::HostRecorder rec(64);
-  {
-    tbp::ActiveRecorderScope active(rec);
-    for (int step = 0; step < 2; ++step) {
-      TB_PROFILE_STEP(step);
-      { TB_PROFILE_PHASE(tb::Phase::forward); }
-      { TB_PROFILE_PHASE(tb::Phase::backward); }
-    }
-    { TB_PROFILE_STEP(); }
-  }
-  { TB_PROFILE_PHASE(tb::Phase::optimizer); }  // no recorder active: nothing recorded
-  const auto spans = rec.spans();
-  ASSERT_EQ(spans.size(), 7u);
-  EXPECT_STREQ(spans[0].name, "forward");
-  EXPECT_STREQ(spans[0].category, tbp::kCategoryPhase);
-  EXPECT_STREQ(spans[2].name, "step");
-  EXPECT_STREQ(spans[2].category, tbp::kCategoryStep);
-  EXPECT_EQ(spans[2].step, 0);
-  EXPECT_EQ(spans[5].step, 1);
-  EXPECT_EQ(spans[6].step, -1);
-  EXPECT_LE(spans[2].begin_ns, spans[0].begin_ns);  // the step encloses its phases
-  EXPECT_GE(spans[2].end_ns, spans[1].end_ns);
-  // The alias the training loop may use.
-  tb::profiling::nvtx::set_enabled(true);
-}
-
-}  // namespace

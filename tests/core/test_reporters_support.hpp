@@ -1,4 +1,4 @@
-// Shared helpers of the reporter tests: the fixture run, golden-file comparison and running a
+// Shared helpers of the reporter tests: the fixture run, rendering, scratch folders and running a
 // command with its output captured.
 #pragma once
 #include <array>
@@ -15,6 +15,7 @@
 
 #include "harness/core/results.hpp"
 #include "reporters/reporter.hpp"
+#include "tests/core/golden_file.hpp"
 
 namespace tb::test {
 
@@ -43,23 +44,6 @@ inline std::string read_text(const std::filesystem::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Compares `actual` with tests/golden/reporters/<name>; TB_UPDATE_GOLDEN=1 rewrites the file.
-inline void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path =
-      std::filesystem::path(TB_SOURCE_DIR) / "tests" / "golden" / "reporters" / name;
-  const char* update = std::getenv("TB_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << actual;
-    GTEST_SKIP() << "golden " << path << " rewritten";
-  }
-  ASSERT_TRUE(std::filesystem::exists(path))
-      << path << " is missing; run with TB_UPDATE_GOLDEN=1 to create it";
-  const std::string expected = read_text(path);
-  EXPECT_EQ(expected, actual) << "output differs from " << path
-                              << " (TB_UPDATE_GOLDEN=1 rewrites it after review)";
 }
 
 // A fresh, empty directory under the build tree for one test.

@@ -64,9 +64,4 @@ TEST(RunId, SortsByStartTimeAsText) {
   EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
 }
 
-TEST(RunId, SafeFileStem) {
-  EXPECT_EQ(tb::safe_file_stem("mlp/fp32/w0 a1:b64"), "mlp_fp32_w0_a1_b64");
-  EXPECT_EQ(tb::safe_file_stem("ok-name_1"), "ok-name_1");
-}
-
 }  // namespace

@@ -1,11 +1,8 @@
 // MFU arithmetic, the datasheet fallback and the scenario.extra["capacity"] section.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include "harness/capacity/utilization.hpp"
+#include "tests/core/golden_file.hpp"
 
 namespace tb::capacity {
 namespace {
@@ -78,17 +75,7 @@ TEST(Utilization, CapacityJsonGolden) {
   EXPECT_EQ(j.at("projection").at("steps"), 39063);
 
   const std::string text = j.dump(2) + "\n";
-  const std::string path = std::string(TB_SOURCE_DIR) + "/tests/golden/capacity_extra.json";
-  const char* update = std::getenv("TB_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << text;
-    GTEST_SKIP() << "regenerated " << path;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TB_UPDATE_GOLDEN=1)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str()) << "golden mismatch: " << path;
+  tb::test::expect_golden("capacity_extra.json", text);
 }
 
 }  // namespace

@@ -11,8 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/phase.hpp"
 #include "harness/profiling/chrome_trace_logger.hpp"
-#include "harness/profiling/profile_scope.hpp"
+#include "harness/profiling/host_recorder.hpp"
 #include "harness/profiling/profile_summary.hpp"
 #if defined(TRAINBENCH_HAVE_CUPTI)
 #include "harness/profiling/cupti_collector.hpp"
@@ -38,10 +39,11 @@ TEST(CuptiCollector, WindowOfMatmuls) {
     tbp::CuptiCollector cupti;
     cupti.start();
     for (int step = 0; step < 3; ++step) {
-      TB_PROFILE_STEP(step);
-      { TB_PROFILE_PHASE(tb::Phase::h2d); auto host = at::ones({1 << 20}); host.to(at::kCUDA); }
-      { TB_PROFILE_PHASE(tb::Phase::forward); at::mm(a, a); }
-      { TB_PROFILE_PHASE(tb::Phase::optimizer); a.mul_(0.5); }
+      // The step and phase spans the summaries attribute GPU work to, as the trainer records them.
+      TB_HOST_SPAN("step", tbp::kCategoryStep, step);
+      { TB_HOST_SPAN(tb::to_string(tb::Phase::h2d), tbp::kCategoryPhase); auto host = at::ones({1 << 20}); host.to(at::kCUDA); }
+      { TB_HOST_SPAN(tb::to_string(tb::Phase::forward), tbp::kCategoryPhase); at::mm(a, a); }
+      { TB_HOST_SPAN(tb::to_string(tb::Phase::optimizer), tbp::kCategoryPhase); a.mul_(0.5); }
     }
     records = cupti.stop();
   }
