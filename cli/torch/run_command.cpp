@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "cli/console_progress.hpp"
 #include "cli/exit_code.hpp"
 #include "harness/capacity/byte_size.hpp"
 #include "harness/core/durable_file.hpp"
@@ -75,7 +76,7 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
 
 // Reads the matrix with its run settings (isolation, a planted crash) and the report formats.
 // InputError for anything wrong, before anything runs.
-void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, std::ostream& out) {
+void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, RunListener& console) {
   auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
   spec = std::move(loaded.spec);
   options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
@@ -85,7 +86,7 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, std::
   if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
   TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
                  "\"max\" (a capacity search) cannot run with --isolate; give the batch");
-  options.progress = a.quiet ? nullptr : &out;
+  options.listener = a.quiet ? nullptr : &console;
   options.profile = a.profile;
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
@@ -112,7 +113,8 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
                  "empty; name the matrix: trainbench run MATRIX --resume ", dir);
   MatrixSpec spec;
   RunOptions options;
-  load_for_run(a, spec, options, out);
+  ConsoleProgress console(out);
+  load_for_run(a, spec, options, console);
 
   const auto environment = capture_environment({}, spec.defaults.seed);
   const auto refusals =
@@ -148,7 +150,8 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   if (a.matrix.empty()) a.matrix = default_matrix();
   MatrixSpec spec;
   RunOptions options;
-  load_for_run(a, spec, options, out);
+  ConsoleProgress console(out);
+  load_for_run(a, spec, options, console);
   options.out_dir = a.out_dir;
   // Recorded in results.json; `run --resume` reads it back through this same option table.
   options.command_line = {"trainbench", "run"};
@@ -176,7 +179,8 @@ int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
   options.run_id = make_run_id(spec) + "-capacity";
   options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
   ensure_writable_dir(options.out_dir);
-  options.progress = a.quiet ? nullptr : &out;
+  ConsoleProgress console(out);
+  options.listener = a.quiet ? nullptr : &console;
   options.memory_budget_bytes = a.memory_budget;
   options.profile = false;
   options.formats = {"md", "html"};

@@ -1,6 +1,7 @@
 #include "harness/torch/capacity_search.hpp"
 
 #include <set>
+#include <sstream>
 
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
@@ -52,7 +53,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
   auto& cap = run.extra["capacity"];
   cap["memory_limit_bytes"] = limit_bytes;
   cap["limit_source"] = limit_source;
-  std::ostream* out = options.progress;
+  RunListener* listener = options.listener;
 
   for (const auto& base : scenarios) {
     const std::pair<std::string, std::string> key{base.model, to_string(base.precision)};
@@ -62,9 +63,9 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     ScenarioParams probe_params = base;
     probe_params.stopping = {1, 3, 5, 0.05, 2.0};  // a few steps: enough for memory and a rate
     probe_params.profile.enabled = false;
-    if (out) *out << "capacity: " << base.model << " " << to_string(base.precision) << ": ";
+    if (listener) listener->message("capacity: " + base.model + " " + to_string(base.precision) + ": ");
     RunOptions quiet = options;
-    quiet.progress = nullptr;
+    quiet.listener = nullptr;
     quiet.memory_budget_bytes = 0;  // fits is decided here
     quiet.out_dir.clear();
     auto try_batch = [&](int batch) {
@@ -84,7 +85,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
         probe.note = "CUDA out of memory";
         at::accelerator::emptyCache();
       }
-      if (out) *out << batch << (probe.fits ? "+ " : "- ") << std::flush;
+      if (listener) listener->message(std::to_string(batch) + (probe.fits ? "+ " : "- "));
       return probe;
     };
     capacity::BatchSearchOptions search;
@@ -97,9 +98,12 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     std::string why;
     if (const auto fit = capacity::fit_memory(result.probes, &why))
       cap["memory_fit"].push_back(capacity::memory_fit_json(key.first, key.second, *fit, limit_bytes));
-    if (out)
-      *out << "\n  max batch " << result.max_batch << ", fastest batch " << result.best_batch << " ("
+    if (listener) {
+      std::ostringstream line;  // samples/s as a stream prints it, as this line always did
+      line << "\n  max batch " << result.max_batch << ", fastest batch " << result.best_batch << " ("
            << result.best_samples_per_s << " samples/s)\n";
+      listener->message(line.str());
+    }
   }
   return found;
 }
@@ -121,7 +125,7 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     p.batch = it->second.best_batch;
     p.effective_batch = p.batch * p.accumulation;
     p.profile.enabled = false;
-    if (options.progress) *options.progress << "capacity: measuring " << scenario_id(p) << " ... " << std::flush;
+    if (options.listener) options.listener->message("capacity: measuring " + scenario_id(p) + " ... ");
     ScenarioResult r;
     try {
       RunOptions measure = options;
@@ -133,11 +137,11 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
       r.status = ScenarioStatus::failed;
       r.message = e.what();
     }
-    if (options.progress) *options.progress << to_string(r.status) << "\n";
+    if (options.listener) options.listener->message(std::string(to_string(r.status)) + "\n");
     run.scenarios.push_back(std::move(r));
   }
   if (!run.scenarios.empty()) run.baseline_id = run.scenarios.front().id;
-  add_utilization(run, spec, options.progress);
+  add_utilization(run, spec, options.listener);
   finish_run(run, options);
   return run;
 }

@@ -29,12 +29,12 @@ IsolatedScenarioTable::IsolatedScenarioTable(std::vector<ScenarioParams> scenari
                                              std::vector<std::size_t> matrix_index,
                                              std::string matrix_digest, std::string matrix_file,
                                              const RunOptions& options, Clock::time_point run_start,
-                                             std::ostream* progress)
+                                             RunListener* listener)
     : slots_(scenarios.size()),
       matrix_file_(std::move(matrix_file)),
       options_(options),
       run_start_(run_start),
-      progress_(progress),
+      listener_(listener),
       program_(options.worker_program.empty() ? this_executable() : options.worker_program),
       digest_(std::move(matrix_digest)) {
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
@@ -160,7 +160,7 @@ void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool 
   }
   slot.snapshot.reset();
   slot.result = std::move(result);
-  print_scenario_outcome(progress_, finished_++, slots_.size(), *slot.result);
+  if (listener_) listener_->scenario_finished(++finished_, slots_.size(), *slot.result);
 }
 
 void IsolatedScenarioTable::segment(std::size_t i, int round) {

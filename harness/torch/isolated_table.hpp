@@ -26,7 +26,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -45,11 +44,11 @@ class IsolatedScenarioTable final : public ScenarioSet {
   // `scenarios` (the ones to measure) are those at `matrix_index` of the expansion of
   // `matrix_file` with options.set_overrides, whose scenarios_digest is `matrix_digest` (a resume
   // measures only some). Every worker expands the file again and must agree (same digest, same id
-  // at that index), else that scenario fails. `progress` gets one line per finished scenario; may
-  // be nullptr.
+  // at that index), else that scenario fails. `listener` hears of every finished scenario; may be
+  // nullptr.
   IsolatedScenarioTable(std::vector<ScenarioParams> scenarios, std::vector<std::size_t> matrix_index,
                         std::string matrix_digest, std::string matrix_file, const RunOptions& options,
-                        Clock::time_point run_start, std::ostream* progress);
+                        Clock::time_point run_start, RunListener* listener);
   ~IsolatedScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }
@@ -82,14 +81,14 @@ class IsolatedScenarioTable final : public ScenarioSet {
   void crashed(std::size_t i, const std::string& during);
   // The worker could not start or did not agree on the matrix: the scenario is "failed".
   void failed(std::size_t i, const std::string& why);
-  // Records scenario i's result, lets its worker go and prints its progress line.
+  // Records scenario i's result, lets its worker go and tells the listener.
   void conclude(std::size_t i, ScenarioResult result, bool stderr_quoted = false);
 
   std::vector<Slot> slots_;
   std::string matrix_file_;
   const RunOptions& options_;
   Clock::time_point run_start_;
-  std::ostream* progress_;
+  RunListener* listener_;
   std::string program_;  // the trainbench executable the workers run
   std::string digest_;   // scenarios_digest of this process's expansion
   std::size_t finished_ = 0;

@@ -12,9 +12,9 @@ namespace tb {
 
 void finish_run(RunResult& run, const RunOptions& options) {
   namespace fs = std::filesystem;
-  std::ostream* out = options.progress;
+  RunListener* listener = options.listener;
   auto warn = [&](const std::string& what, const std::exception& e) {
-    if (out) *out << "trainbench: warning: " << what << ": " << e.what() << "\n";
+    if (listener) listener->warning(what + ": " + e.what());
   };
   // An artefact that cannot be written (full disk) does not stop the others: the history keeps
   // the whole run even when results.json cannot be replaced. The first such failure is rethrown
@@ -40,10 +40,10 @@ void finish_run(RunResult& run, const RunOptions& options) {
     }
     try {
       const auto written = write_reports(run, options.out_dir, options.formats, options.out_dir);
-      if (out && !written.empty()) {
-        *out << "reports:";
-        for (const auto& w : written) *out << " " << w;
-        *out << "\n";
+      if (listener && !written.empty()) {
+        std::string line = "reports:";
+        for (const auto& w : written) line += " " + w;
+        listener->message(line + "\n");
       }
     } catch (const OutputError& e) {
       output_failed("writing reports failed", e);
@@ -54,7 +54,7 @@ void finish_run(RunResult& run, const RunOptions& options) {
       try {
         History history(options.history_db);
         history.record(run, results_path);
-        if (out) *out << "history: recorded run " << run.run_id << " in " << options.history_db << "\n";
+        if (listener) listener->message("history: recorded run " + run.run_id + " in " + options.history_db + "\n");
       } catch (const OutputError& e) {
         output_failed("recording history failed", e);
       } catch (const std::exception& e) {
@@ -62,11 +62,8 @@ void finish_run(RunResult& run, const RunOptions& options) {
       }
     }
   }
-  if (out) {
-    *out << "\n";
-    make_reporter("console")->render(run, ReportContext{out, options.out_dir, options.out_dir});
-    if (results_saved) *out << "results: " << (fs::path(options.out_dir) / "results.json").string() << "\n";
-  }
+  if (listener)
+    listener->run_finished(run, results_saved ? (fs::path(options.out_dir) / "results.json").string() : "");
   if (output_failure) std::rethrow_exception(output_failure);
 }
 

@@ -59,7 +59,7 @@ namespace {
 // scenario to its end in turn. An interrupt stops it between segments, and every scenario not
 // finished then is marked "interrupted". `save` runs after every round (or scenario).
 void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t seed,
-                  Clock::time_point run_start, std::ostream* out, const std::function<void()>& save) {
+                  RunListener* listener, const std::function<void()>& save) {
   if (rule.interleave) {
     // A new shuffled order every round, so no scenario always follows the same neighbour.
     std::mt19937_64 rng(seed ^ 0x5e6d5e6dULL);
@@ -80,10 +80,7 @@ void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t se
         any = true;
       }
       if (interrupted()) break;
-      if (out && any)
-        *out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)")
-             << " done, " << static_cast<int>(std::chrono::duration<double>(Clock::now() - run_start).count())
-             << " s\n" << std::flush;
+      if (listener && any) listener->round_finished(round, rule.rounds);
       save();
       if (!any) break;
     }
@@ -148,10 +145,10 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     run.extra["isolated"] = true;
     scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
                                                            scenarios_digest(all), spec.file, options,
-                                                           run_start, options.progress);
+                                                           run_start, options.listener);
   } else {
     scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
-                                                   options.progress);
+                                                   options.listener);
   }
   ScenarioSet& table = *scenario_set;
   auto save = [&]() {
@@ -159,11 +156,11 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     run.scenarios = in_matrix_order(table.snapshot());
     save_results(run, results_path);
   };
-  run_schedule(table, rule, spec.defaults.seed, run_start, options.progress, save);
+  run_schedule(table, rule, spec.defaults.seed, options.listener, save);
   run.scenarios = in_matrix_order(table.take_results());
   if (!results_path.empty()) save_results(run, results_path);
   // The matmul peaks take seconds: a stopped run stops now, and its resume measures them.
-  if (!interrupted()) add_utilization(run, spec, options.progress);
+  if (!interrupted()) add_utilization(run, spec, options.listener);
   finish_run(run, options);
   return run;
 }
@@ -196,11 +193,10 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   const auto baseline = choose_baseline(spec, scenarios);
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
   const StoppingRule& rule = spec.defaults.stopping;
-  if (auto* out = options.progress)
-    *out << "trainbench: matrix '" << spec.name << "' (" << scenarios.size() << " scenarios, "
-         << rule.rounds << " rounds" << (rule.interleave ? ", interleaved" : "") << ") on "
-         << run.environment.value("device", "cpu") << ", results in "
-         << (options.out_dir.empty() ? "(not saved)" : options.out_dir) << "\n";
+  if (options.listener)
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
+                                   options.out_dir, scenarios.size(), scenarios.size(), rule.rounds,
+                                   rule.interleave, false});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), {}, options, run_start);
 }
 
@@ -238,9 +234,10 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   run.extra["resume"] = {{"count", count}, {"resumed_at", record.resumed_at}, {"rerun", rerun},
                          {"forced", !record.forced.empty()}};
   if (!record.forced.empty()) run.extra["resume"]["forced_over"] = record.forced;
-  if (auto* out = options.progress)
-    *out << "trainbench: resuming run " << run.run_id << ": " << rerun.size() << " of "
-         << scenarios.size() << " scenarios to measure, results in " << options.out_dir << "\n";
+  if (options.listener)
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
+                                   options.out_dir, rerun.size(), scenarios.size(),
+                                   spec.defaults.stopping.rounds, spec.defaults.stopping.interleave, true});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), std::move(kept), options, run_start);
 }
 

@@ -12,6 +12,7 @@
 
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
+#include "harness/core/run_listener.hpp"
 #include "harness/core/run_id.hpp"  // make_run_id
 
 namespace tb {
@@ -20,7 +21,7 @@ struct RunOptions {
   std::string run_id;                  // "" : derived from the time and the matrix name
   std::string out_dir;                 // results directory (results.json, reports, traces)
   std::vector<std::string> formats;    // reports written at the end (empty: none)
-  std::ostream* progress = nullptr;    // progress lines and the console table (nullptr: quiet)
+  RunListener* listener = nullptr;     // progress, warnings and the end of the run (nullptr: quiet)
   std::int64_t memory_budget_bytes = 0;  // CPU: a scenario whose peak RSS exceeds it is "oom"
   std::optional<bool> profile;         // --profile / --no-profile override
   std::string history_db;              // "" : do not record

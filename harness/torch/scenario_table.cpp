@@ -14,29 +14,6 @@
 
 namespace tb {
 
-void print_scenario_outcome(std::ostream* out, std::size_t index, std::size_t total,
-                            const ScenarioResult& r) {
-  if (!out) return;
-  *out << "[" << index + 1 << "/" << total << "] " << r.id << " ... ";
-  if (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged) {
-    char line[200];
-    if (r.step_time_s.has_interval())
-      std::snprintf(line, sizeof line, "%.2f ms/step [%.2f, %.2f]  %.1f samples/s  (%d steps, %zu segments, %s)",
-                    r.step_time_s.median * 1e3, r.step_time_s.ci_low * 1e3, r.step_time_s.ci_high * 1e3,
-                    r.samples_per_s, r.measured_steps, r.segments.size(), r.stop_reason.c_str());
-    else
-      std::snprintf(line, sizeof line, "%.2f ms/step (no interval)  %.1f samples/s  (%d steps, %zu segments)",
-                    r.step_time_s.median * 1e3, r.samples_per_s, r.measured_steps, r.segments.size());
-    *out << to_string(r.status) << "  " << line;
-    if (r.contended()) *out << "  CONTENDED";
-    if (r.status == ScenarioStatus::diverged) *out << "\n      " << r.message;
-    *out << "\n";
-  } else {
-    *out << to_string(r.status) << ": " << r.message << "\n";
-  }
-  out->flush();
-}
-
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error) {
   r.id = scenario_id(params);
@@ -76,12 +53,12 @@ std::int64_t current_rss_bytes() {
 
 ScenarioTable::ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
                              Clock::time_point run_start, std::int64_t base_rss_bytes,
-                             std::ostream* progress)
+                             RunListener* listener)
     : slots_(scenarios.size()),
       options_(options),
       run_start_(run_start),
       base_rss_(base_rss_bytes),
-      progress_(progress) {
+      listener_(listener) {
   for (std::size_t i = 0; i < scenarios.size(); ++i) slots_[i].params = std::move(scenarios[i]);
 }
 
@@ -92,7 +69,7 @@ bool ScenarioTable::converged(std::size_t i) const {
 }
 
 void ScenarioTable::report(std::size_t i) {
-  print_scenario_outcome(progress_, finished_++, slots_.size(), *slots_[i].result);
+  if (listener_) listener_->scenario_finished(++finished_, slots_.size(), *slots_[i].result);
 }
 
 void ScenarioTable::fail(std::size_t i, std::exception_ptr error) {

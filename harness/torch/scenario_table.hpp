@@ -6,7 +6,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <ostream>
 #include <vector>
 
 #include "harness/core/results.hpp"
@@ -20,10 +19,10 @@ class ScenarioTable final : public ScenarioSet {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `progress` gets one line per finished scenario ("[3/8] id ... ok  12.1 ms/step ..."); may be
-  // nullptr. `base_rss_bytes`: the process's resident size before any scenario was built.
+  // `listener` hears of every finished scenario; may be nullptr. `base_rss_bytes`: the
+  // process's resident size before any scenario was built.
   ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
-                Clock::time_point run_start, std::int64_t base_rss_bytes, std::ostream* progress);
+                Clock::time_point run_start, std::int64_t base_rss_bytes, RunListener* listener);
   ~ScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }
@@ -61,17 +60,12 @@ class ScenarioTable final : public ScenarioSet {
   const RunOptions& options_;
   Clock::time_point run_start_;
   std::int64_t base_rss_;
-  std::ostream* progress_;
+  RunListener* listener_;
   std::size_t finished_ = 0;
 };
 
 // The one place where a scenario's exception becomes its status.
 void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error);
-
-// The progress line of a finished scenario ("[3/8] id ... ok  12.10 ms/step ..."); out may be
-// nullptr.
-void print_scenario_outcome(std::ostream* out, std::size_t index, std::size_t total,
-                            const ScenarioResult& r);
 
 std::int64_t current_rss_bytes();
 

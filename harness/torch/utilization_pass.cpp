@@ -31,7 +31,7 @@ namespace {
 // Above this (max - min) / median of the peak's timed blocks the peak is flagged as noisy.
 constexpr double kNoisyPeakSpread = 0.25;
 
-void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, std::ostream* progress) {
+void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListener* listener) {
   const nlohmann::json cap = spec.capacity.is_object() ? spec.capacity : nlohmann::json::object();
   const bool measure = cap.value("measure_peak", true);
   std::optional<capacity::TargetSpec> target;
@@ -59,13 +59,14 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, std::ostre
           const auto peak = capacity::measure_matmul_peak(s.params.device, s.params.precision);
           m.flops_per_s = peak.flops_per_s;
           m.detail = capacity::describe(peak);
-          if (progress) {
-            *progress << "  peak " << to_string(s.params.precision) << " on " << s.params.device << ": "
-                      << std::lround(peak.flops_per_s / 1e9) << " GFLOP/s, " << m.detail << "\n";
+          if (listener) {
+            listener->message("  peak " + std::string(to_string(s.params.precision)) + " on " +
+                              s.params.device + ": " + std::to_string(std::lround(peak.flops_per_s / 1e9)) +
+                              " GFLOP/s, " + m.detail + "\n");
             if (peak.rel_spread > kNoisyPeakSpread)
-              *progress << "trainbench: warning: the " << to_string(s.params.precision)
-                        << " matmul peak's blocks spread " << std::lround(peak.rel_spread * 100)
-                        << "% (a busy machine?); MFU against it is uncertain\n";
+              listener->warning("the " + std::string(to_string(s.params.precision)) +
+                                " matmul peak's blocks spread " + std::to_string(std::lround(peak.rel_spread * 100)) +
+                                "% (a busy machine?); MFU against it is uncertain");
           }
           run.extra["peaks"].push_back(
               {{"device", s.params.device}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
@@ -85,20 +86,19 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, std::ostre
       projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
     }
     s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
-    if (progress && s.extra["capacity"].contains("mfu_error"))
-      *progress << "trainbench: error: " << s.id << ": "
-                << s.extra["capacity"]["mfu_error"].get<std::string>() << "\n";
+    if (listener && s.extra["capacity"].contains("mfu_error"))
+      listener->error(s.id + ": " + s.extra["capacity"]["mfu_error"].get<std::string>());
   }
 }
 
 }  // namespace
 
-void add_utilization(RunResult& run, const MatrixSpec& spec, std::ostream* progress) {
-  if (progress) *progress << "measuring matmul peaks for utilization ...\n";
+void add_utilization(RunResult& run, const MatrixSpec& spec, RunListener* listener) {
+  if (listener) listener->message("measuring matmul peaks for utilization ...\n");
   try {
-    add_utilization_or_throw(run, spec, progress);
+    add_utilization_or_throw(run, spec, listener);
   } catch (const std::exception& e) {
-    if (progress) *progress << "trainbench: warning: utilization: " << e.what() << "\n";
+    if (listener) listener->warning(std::string("utilization: ") + e.what());
   }
 }
 

@@ -2,10 +2,10 @@
 // (same device, same precision; a datasheet table only as a labelled fallback), and, when the
 // matrix names a training target, time-to-train, device-hours and cost per scenario.
 #pragma once
-#include <ostream>
 
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
+#include "harness/core/run_listener.hpp"
 
 namespace tb {
 
@@ -15,6 +15,6 @@ namespace tb {
 //   "price_per_device_hour": X, "avg_power_watts": W, "measure_peak": true
 // Never throws: a failure (e.g. a bad capacity.target) is a warning on `progress`, so the
 // results measured so far are always saved.
-void add_utilization(RunResult& run, const MatrixSpec& spec, std::ostream* progress);
+void add_utilization(RunResult& run, const MatrixSpec& spec, RunListener* listener);
 
 }  // namespace tb

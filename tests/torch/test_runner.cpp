@@ -24,6 +24,25 @@ namespace fs = std::filesystem;
 
 fs::path temp_dir(const std::string& name) { return test::scratch_dir(name); }
 
+// What a run told its listener, in order.
+struct RecordingListener final : RunListener {
+  std::vector<std::string> events;
+  RunPlan plan;
+  void run_started(const RunPlan& p) override {
+    plan = p;
+    events.push_back("start");
+  }
+  void round_finished(int round, int planned) override {
+    events.push_back("round " + std::to_string(round) + "/" + std::to_string(planned));
+  }
+  void scenario_finished(std::size_t done, std::size_t total, const ScenarioResult& r) override {
+    events.push_back("scenario " + std::to_string(done) + "/" + std::to_string(total) + " " + r.id);
+  }
+  void run_finished(const RunResult& run, const std::string& results_path) override {
+    events.push_back("finish " + std::to_string(run.scenarios.size()) + (results_path.empty() ? "" : " saved"));
+  }
+};
+
 nlohmann::json tiny_matrix() {
   return nlohmann::json::parse(R"({
     "name": "tiny",
@@ -125,8 +144,19 @@ TEST(Runner, ScenariosAreMeasuredInInterleavedSegments) {
   j["axes"] = {{"accumulation", {1, 2}}, {"batch", {16}}};
   j["steps"] = {{"warmup", 1}, {"min", 8}, {"max", 8}, {"time_budget_s", 1}, {"rounds", 4}};
   const auto spec = parse_matrix(j, "segments.json", default_parse_options());
-  const auto run = run_matrix(spec, RunOptions{});
+  RecordingListener listener;
+  RunOptions options;
+  options.listener = &listener;
+  const auto run = run_matrix(spec, options);
   ASSERT_EQ(run.scenarios.size(), 2u);
+  // The listener heard the plan, each round, each scenario once at the end, then the finish.
+  EXPECT_EQ(listener.plan.to_measure, 2u);
+  EXPECT_EQ(listener.plan.rounds, 4);
+  EXPECT_TRUE(listener.plan.interleave);
+  const std::vector<std::string> expected = {
+      "start", "round 0/4", "round 1/4", "round 2/4", "round 3/4",
+      "scenario 1/2 " + run.scenarios[0].id, "scenario 2/2 " + run.scenarios[1].id, "finish 2"};
+  EXPECT_EQ(listener.events, expected);
   for (const auto& s : run.scenarios) {
     ASSERT_EQ(s.status, ScenarioStatus::ok) << s.message;
     ASSERT_EQ(s.segments.size(), 4u);
