@@ -4,15 +4,16 @@
 #include <sstream>
 
 #include <ATen/DeviceAccelerator.h>
-#include <c10/util/Exception.h>
 
 #include "harness/capacity/batch_search.hpp"
 #include "harness/capacity/byte_size.hpp"
 #include "harness/capacity/memory_fit.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/interrupt.hpp"
 #include "harness/torch/environment.hpp"
 #include "harness/torch/precision.hpp"
 #include "harness/torch/run_finish.hpp"
+#include "harness/torch/scenario_failure.hpp"
 #include "harness/torch/utilization_pass.hpp"
 
 namespace tb {
@@ -80,10 +81,16 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
         probe.fits = capacity::fits_budget(probe.peak_bytes, limit_bytes);
         probe.samples_per_s = r.samples_per_s;
         if (!probe.fits) probe.note = "over the memory limit of " + capacity::format_bytes(limit_bytes);
-      } catch (const c10::OutOfMemoryError&) {
+      } catch (const Interrupted&) {
+        throw;
+      } catch (...) {
+        // Out of memory (CUDA, CPU or the budget) means "does not fit"; anything else is the
+        // scenario's failure and ends the search.
+        ScenarioResult failed;
+        record_failure(failed, p, std::current_exception());
+        if (failed.status != ScenarioStatus::oom) throw;
         probe.fits = false;
-        probe.note = "CUDA out of memory";
-        at::accelerator::emptyCache();
+        probe.note = failed.message;
       }
       if (listener) listener->message(std::to_string(batch) + (probe.fits ? "+ " : "- "));
       return probe;
@@ -131,11 +138,10 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
       RunOptions measure = options;
       measure.memory_budget_bytes = 0;  // this batch fit during the search; here it is only timed
       r = run_scenario(p, measure);
-    } catch (const std::exception& e) {
-      r.id = scenario_id(p);
-      r.params = p;
-      r.status = ScenarioStatus::failed;
-      r.message = e.what();
+    } catch (const Interrupted&) {
+      throw;
+    } catch (...) {
+      record_failure(r, p, std::current_exception());
     }
     if (options.listener) options.listener->message(std::string(to_string(r.status)) + "\n");
     run.scenarios.push_back(std::move(r));

@@ -20,6 +20,7 @@
 #include "harness/core/interrupt.hpp"
 #include "harness/core/segment_stats.hpp"
 #include "harness/core/stats.hpp"
+#include "harness/core/stopping_criterion.hpp"
 #include "harness/profiling/nvtx.hpp"
 #include "harness/torch/batch_stream.hpp"
 #include "harness/torch/precision.hpp"
@@ -108,13 +109,14 @@ class RngStateScope {
   at::Tensor outer_;
 };
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 struct ScenarioSession::State {
   explicit State(const ScenarioParams& p, const RunOptions& o)
-      : params(p), options(o), device(resolve_device(p.device)) {}
+      : params(p),
+        options(o),
+        device(resolve_device(p.device)),
+        criterion(make_stopping_criterion(p.stopping)) {}
 
   const ScenarioParams params;  // the trainer keeps a reference: never moves
   const RunOptions& options;
@@ -138,14 +140,10 @@ struct ScenarioSession::State {
   std::vector<StepSample> measured;
   std::vector<double> loss_curve;
   std::vector<Segment> segments;
-  double segment_budget_s = 0;
-  int segment_min = 1, segment_max = 1;
+  std::unique_ptr<StoppingCriterion> criterion;  // when a segment, and the scenario, are done
 
   // Step-time distribution with its drift-aware interval, from the segments so far.
   Distribution timing() const;
-  bool converged(const Distribution& d) const {
-    return d.has_interval() && stats::relative_ci_halfwidth(d) <= params.stopping.target_rel_ci;
-  }
   ScenarioResult result() const;
 };
 
@@ -179,11 +177,6 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
   if (s.device.is_cuda() && NvmlLibrary::shared().available())
     s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
-
-  const int rounds = std::max(1, p.stopping.rounds);
-  s.segment_min = std::max(1, ceil_div(p.stopping.min_steps, rounds));
-  s.segment_max = std::max(s.segment_min, ceil_div(p.stopping.max_steps, rounds));
-  s.segment_budget_s = p.stopping.time_budget_s / rounds;
 }
 
 ScenarioSession::~ScenarioSession() = default;
@@ -226,7 +219,7 @@ void ScenarioSession::run_segment(int round) {
     unmeasured(p.stopping.warmup_steps, p.stopping.time_budget_s);
     s.warmed_up = true;
   } else {
-    unmeasured(p.stopping.segment_warmup, s.segment_budget_s);  // caches and clocks were another scenario's
+    unmeasured(p.stopping.segment_warmup, s.criterion->segment_budget_s());  // caches and clocks were another scenario's
   }
 
   Segment seg;
@@ -236,7 +229,7 @@ void ScenarioSession::run_segment(int round) {
   double measured_s = 0;
   if (s.gpu) s.gpu->sample();
   s.disturbance.begin();
-  while (seg.steps < s.segment_max) {
+  while (!s.criterion->segment_done(seg.steps, measured_s)) {
     if (interrupted()) abandon();
     if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
     s.trainer->step(sample);
@@ -244,7 +237,6 @@ void ScenarioSession::run_segment(int round) {
     s.loss_curve.push_back(sample.loss);
     measured_s += sample.step_s;
     ++seg.steps;
-    if (seg.steps >= s.segment_min && measured_s >= s.segment_budget_s) break;
   }
   s.disturbance.end();
   if (s.gpu) s.gpu->sample();
@@ -273,8 +265,8 @@ ScenarioResult ScenarioSession::State::result() const {
   }
   r.measured_steps = static_cast<int>(measured.size());
   r.step_time_s = timing();
-  r.converged = converged(r.step_time_s);
-  r.stop_reason = r.converged ? "converged" : r.step_time_s.has_interval() ? "rounds" : "no_interval";
+  r.converged = criterion->converged(r.step_time_s);
+  r.stop_reason = criterion->stop_reason(r.step_time_s);
   if (r.step_time_s.median > 0) {
     r.samples_per_s = static_cast<double>(params.effective_batch) / r.step_time_s.median;
     r.tokens_per_s = r.samples_per_s * static_cast<double>(model ? model->tokens_per_sample() : 0);
@@ -318,7 +310,7 @@ ScenarioResult ScenarioSession::State::result() const {
   return r;
 }
 
-bool ScenarioSession::converged() const { return s_->converged(s_->timing()); }
+bool ScenarioSession::converged() const { return s_->criterion->converged(s_->timing()); }
 
 ScenarioResult ScenarioSession::snapshot() const {
   ScenarioResult r = s_->result();

@@ -64,9 +64,6 @@ class ScenarioTable final : public ScenarioSet {
   std::size_t finished_ = 0;
 };
 
-// The one place where a scenario's exception becomes its status.
-void record_failure(ScenarioResult& r, const ScenarioParams& params, std::exception_ptr error);
-
 std::int64_t current_rss_bytes();
 
 }  // namespace tb

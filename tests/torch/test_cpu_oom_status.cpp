@@ -12,7 +12,7 @@
 #include "harness/core/matrix.hpp"
 #include "harness/core/results.hpp"
 #include "harness/torch/runner.hpp"
-#include "harness/torch/scenario_table.hpp"
+#include "harness/torch/scenario_failure.hpp"
 
 namespace tb {
 namespace {
