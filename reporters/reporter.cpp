@@ -21,22 +21,55 @@ void Reporter::render(const RunResult& run, const ReportContext& ctx) {
   ctx.out->flush();
 }
 
+namespace {
+
+// Every output format, keyed by name (kineto's small registry of loggers): a new reporter is
+// its own file plus one row here. `file_by_default`: written next to results.json when no
+// --format is given.
+struct ReportFormat {
+  const char* name;
+  const char* alias;  // another accepted spelling, or nullptr
+  bool file_by_default;
+  std::unique_ptr<Reporter> (*make)();
+};
+
+template <class R>
+std::unique_ptr<Reporter> make_one() {
+  return std::make_unique<R>();
+}
+
+constexpr ReportFormat kFormats[] = {
+    {"console", nullptr, false, make_one<ConsoleReporter>},
+    {"md", "markdown", true, make_one<MarkdownReporter>},
+    {"csv", nullptr, true, make_one<CsvReporter>},
+    {"html", nullptr, true, make_one<HtmlReporter>},
+    {"gbench", nullptr, true, make_one<GbenchReporter>},
+};
+
+}  // namespace
+
 const std::vector<std::string>& known_report_formats() {
-  static const std::vector<std::string> formats = {"console", "md", "csv", "html", "gbench"};
+  static const std::vector<std::string> formats = [] {
+    std::vector<std::string> names;
+    for (const auto& f : kFormats) names.emplace_back(f.name);
+    return names;
+  }();
   return formats;
 }
 
 const std::vector<std::string>& default_report_formats() {
-  static const std::vector<std::string> formats = {"md", "csv", "html", "gbench"};
+  static const std::vector<std::string> formats = [] {
+    std::vector<std::string> names;
+    for (const auto& f : kFormats)
+      if (f.file_by_default) names.emplace_back(f.name);
+    return names;
+  }();
   return formats;
 }
 
 std::unique_ptr<Reporter> make_reporter(const std::string& format) {
-  if (format == "console") return std::make_unique<ConsoleReporter>();
-  if (format == "md" || format == "markdown") return std::make_unique<MarkdownReporter>();
-  if (format == "csv") return std::make_unique<CsvReporter>();
-  if (format == "html") return std::make_unique<HtmlReporter>();
-  if (format == "gbench") return std::make_unique<GbenchReporter>();
+  for (const auto& f : kFormats)
+    if (format == f.name || (f.alias != nullptr && format == f.alias)) return f.make();
   std::string known;
   for (const auto& f : known_report_formats()) known += (known.empty() ? "" : ", ") + f;
   throw InputError("--format", "", "unknown report format '" + format + "' (known: " + known + ")");

@@ -38,7 +38,8 @@ class Reporter {
   virtual void do_render(const RunResult& run, const ReportContext& ctx) = 0;
 };
 
-// "console", "md", "csv", "html" or "gbench"; InputError("--format", ...) for anything else.
+// A reporter by format name ("console", "md" or "markdown", "csv", "html", "gbench": the table in
+// reporter.cpp); InputError("--format", ...) for anything else.
 std::unique_ptr<Reporter> make_reporter(const std::string& format);
 
 // Formats accepted by make_reporter, in display order.
