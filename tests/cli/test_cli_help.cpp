@@ -52,7 +52,7 @@ TEST(CliHelp, TopLevelHelpListsEveryPublicCommand) {
   const auto [rc, output] = trainbench("--help");
   EXPECT_EQ(rc, 0) << output;
   for (const auto& command : kCommands)
-    if (command != "worker") EXPECT_NE(output.find("\n  " + command), std::string::npos) << command;
+    if (command != "worker") { EXPECT_NE(output.find("\n  " + command), std::string::npos) << command; }
   EXPECT_EQ(output.find("\n  worker"), std::string::npos) << "worker is internal";
   EXPECT_NE(output.find("exit codes:"), std::string::npos);
   EXPECT_EQ(trainbench("").first, 2);  // no command: the usage, as an error

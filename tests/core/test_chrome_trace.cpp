@@ -155,7 +155,9 @@ void check_trace(const json& trace) {
     std::vector<std::int64_t> open;
     for (const auto& [b, e] : slices) {
       while (!open.empty() && b >= open.back()) open.pop_back();
-      if (!open.empty()) EXPECT_LE(e, open.back()) << "partial overlap on track " << key.first << "/" << key.second;
+      if (!open.empty()) {
+        EXPECT_LE(e, open.back()) << "partial overlap on track " << key.first << "/" << key.second;
+      }
       open.push_back(e);
     }
   }

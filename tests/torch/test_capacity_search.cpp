@@ -45,7 +45,7 @@ TEST(CapacitySearch, CpuBudgetBoundsTheBatch) {
     }
   }
   EXPECT_EQ(largest_fit, max_batch);
-  if (smallest_fail != 1 << 30) EXPECT_LE(smallest_fail - max_batch, 16);  // bisected to resolution
+  if (smallest_fail != 1 << 30) { EXPECT_LE(smallest_fail - max_batch, 16); }  // bisected to resolution
   EXPECT_GT(found.begin()->second.best_batch, 0);
   EXPECT_LE(found.begin()->second.best_batch, max_batch);
 }

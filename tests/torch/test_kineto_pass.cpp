@@ -70,8 +70,9 @@ TEST(KinetoPass, CpuTraceHasOperatorEvents) {
   EXPECT_TRUE(names.count("aten::addmm") || names.count("aten::mm") || names.count("aten::linear"))
       << "no matmul operator in the Kineto trace";
   EXPECT_TRUE(names.count("aten::cumsum")) << "the worker thread's aten::cumsum was not captured";
-  if (names.count("aten::cumsum") && names.count("aten::addmm"))
+  if (names.count("aten::cumsum") && names.count("aten::addmm")) {
     EXPECT_NE(threads_of["aten::cumsum"], threads_of["aten::addmm"]) << "worker events on the main thread?";
+  }
   EXPECT_TRUE(has_shapes) << "record_shapes=true should add Input Dims";
   std::filesystem::remove(path);
 }

@@ -50,7 +50,7 @@ TEST(CheckPrecision, CudaMatrix) {
   EXPECT_TRUE(tb::check_precision(Precision::amp_fp16, "cuda").supported);
   const auto bf16 = tb::check_precision(Precision::amp_bf16, "cuda");
   // Every GPU this project targets (sm_80+) has bf16; an older one must explain why not.
-  if (!bf16.supported) EXPECT_NE(bf16.reason.find("compute capability"), std::string::npos);
+  if (!bf16.supported) { EXPECT_NE(bf16.reason.find("compute capability"), std::string::npos); }
 }
 
 TEST(Precision, OnlyFp16NeedsAGradScaler) {
