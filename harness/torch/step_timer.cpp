@@ -1,5 +1,6 @@
 #include "harness/torch/step_timer.hpp"
 
+#include <stdexcept>
 #include <vector>
 
 #include <ATen/DeviceAccelerator.h>
@@ -77,7 +78,9 @@ class DeviceEventTimer final : public StepTimer {
 
  private:
   void record(Phase p) {
-    if (used_ >= events_.size()) return;  // more boundaries than planned: keep timing coarse
+    // More boundaries than the step's structure has: a bug, never a silently coarser timing.
+    if (used_ >= events_.size())
+      throw std::logic_error("step timer: more phase boundaries than boundaries_per_step()");
     events_[used_].record(at::accelerator::getCurrentStream(device_.index()));
     phases_[used_] = p;
     ++used_;

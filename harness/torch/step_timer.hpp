@@ -19,10 +19,17 @@ struct StepSample {
   bool stepped = true;  // false when the gradient scaler skipped the optimizer step
 };
 
+// Boundaries the trainer marks in one optimizer step of `accumulation` micro-batches (the same
+// structure as Trainer::step): the start, one per phase of each micro-batch (data_wait, h2d,
+// forward, backward), and the optimizer's. The CUDA timer allocates exactly this many events.
+inline constexpr int kMicroBatchPhases = 4;
+constexpr int boundaries_per_step(int accumulation) { return 2 + kMicroBatchPhases * accumulation; }
+
 class StepTimer {
  public:
   virtual ~StepTimer() = default;
-  // Host clock or CUDA events depending on the device; `max_marks` bounds boundaries per step.
+  // Host clock or CUDA events depending on the device; `max_marks` bounds boundaries per step
+  // (boundaries_per_step): one more is a bug in the step's structure and throws.
   static std::unique_ptr<StepTimer> create(c10::Device device, int max_marks);
 
   virtual void start_step() = 0;

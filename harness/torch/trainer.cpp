@@ -9,6 +9,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/profiling/nvtx.hpp"
+#include "harness/torch/phase_scope.hpp"
 #include "harness/torch/precision.hpp"
 
 namespace tb {
@@ -32,8 +33,7 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
       device_(device),
       optimizer_(make_optimizer(params, model.module())),
       scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
-      // Boundaries per step: start + 4 per micro-batch + the optimizer step.
-      timer_(StepTimer::create(device, 2 + 4 * params.accumulation)),
+      timer_(StepTimer::create(device, boundaries_per_step(params.accumulation))),
       loss_sum_(at::zeros({}, at::TensorOptions().device(device).dtype(at::kFloat))) {
   model_.module().to(device_);
   model_.module().train();
@@ -48,36 +48,32 @@ void Trainer::step(StepSample& out) {
   loss_sum_.zero_();
   for (int micro = 0; micro < k; ++micro) {
     {
-      TB_NVTX_PHASE(Phase::data_wait);
+      PhaseScope phase(*timer_, Phase::data_wait);
       data_.next(batch_);
     }
-    timer_->end_phase(Phase::data_wait);
     at::Tensor input, target;
     {
-      TB_NVTX_PHASE(Phase::h2d);
+      PhaseScope phase(*timer_, Phase::h2d);
       input = batch_.data.to(device_, /*non_blocking=*/true);
       target = batch_.target.to(device_, /*non_blocking=*/true);
     }
-    timer_->end_phase(Phase::h2d);
     at::Tensor loss;
     {
-      TB_NVTX_PHASE(Phase::forward);
+      PhaseScope phase(*timer_, Phase::forward);
       AutocastScope autocast(params_.precision, device_type);
       loss = model_.loss(model_.forward(input), target);
       if (k > 1) loss = loss * inv_k;  // the article's loss / k; no extra op when k == 1
       if (params_.test_delay_ms > 0)  // test-only planted slowdown
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(params_.test_delay_ms));
     }
-    timer_->end_phase(Phase::forward);
     {
-      TB_NVTX_PHASE(Phase::backward);
+      PhaseScope phase(*timer_, Phase::backward);
       scaler_.scale(loss).backward();
       loss_sum_.add_(loss.detach());
     }
-    timer_->end_phase(Phase::backward);
   }
   {
-    TB_NVTX_PHASE(Phase::optimizer);
+    PhaseScope phase(*timer_, Phase::optimizer);
     if (scaler_.enabled()) {
       out.stepped = scaler_.step(*optimizer_);
       scaler_.update();
@@ -87,7 +83,6 @@ void Trainer::step(StepSample& out) {
     }
     optimizer_->zero_grad();
   }
-  timer_->end_phase(Phase::optimizer);
   timer_->finish_step(out);
   out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
 }
