@@ -133,10 +133,14 @@ TEST(AxisCompleteness, EveryFieldTellsScenariosApart) {
     SCOPED_TRACE(axis.name);
     const ScenarioParams q = with_other_value(p, axis);
     EXPECT_NE(scenario_key(p), scenario_key(q));
-    if (axis.id.shown) EXPECT_NE(scenario_id(p), scenario_id(q));
-    for (const char* varying : {"workers", "batch"})
-      if (axis.splits_chart_series && axis.name != std::string(varying))
+    if (axis.id.shown) {
+      EXPECT_NE(scenario_id(p), scenario_id(q));
+    }
+    for (const char* varying : {"workers", "batch"}) {
+      if (axis.splits_chart_series && axis.name != std::string(varying)) {
         EXPECT_NE(series_label(p, varying), series_label(q, varying)) << "varying " << varying;
+      }
+    }
     const auto rows = csv_lines(run_of({p, q}));
     ASSERT_EQ(rows.size(), 3u);
     const auto fields = [](const std::string& row) {
