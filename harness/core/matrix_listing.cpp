@@ -28,7 +28,8 @@ std::vector<Column> columns() {
                      return text.empty() ? std::string(axis.listing.empty_text) : text;
                    }});
   }
-  out.push_back({"eff-batch", true, [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
+  out.push_back({"eff-batch", true,
+                 [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
   return out;
 }
 

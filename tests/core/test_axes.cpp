@@ -145,7 +145,8 @@ TEST(AxisCompleteness, EveryFieldTellsScenariosApart) {
     ASSERT_EQ(rows.size(), 3u);
     const auto fields = [](const std::string& row) {
       const auto cells = csv_cells(row);
-      return std::vector<std::string>(cells.begin() + 3, cells.begin() + 3 + static_cast<long>(scenario_axes().size()));
+      const auto first = cells.begin() + 3;
+      return std::vector<std::string>(first, first + static_cast<long>(scenario_axes().size()));
     };
     EXPECT_NE(fields(rows[1]), fields(rows[2]));
   }
@@ -226,7 +227,8 @@ TEST(AxisValueRules, GiveTheMatrixParsersMessages) {
 
 TEST(AxisBaseline, DefaultsComeFromTheTable) {
   const MatrixSpec spec = parse_matrix(
-      {{"name", "m"}, {"axes", {{"model", {"resnet", "mlp"}}, {"precision", {"amp_bf16", "fp32"}}, {"batch", {64, 8}}}}},
+      {{"name", "m"},
+       {"axes", {{"model", {"resnet", "mlp"}}, {"precision", {"amp_bf16", "fp32"}}, {"batch", {64, 8}}}}},
       "inline.json", full_catalog());
   const BaselineChoice choice = choose_baseline(spec, expand(spec));
   EXPECT_EQ(choice.wanted, json({{"model", "resnet"}, {"precision", "fp32"}, {"workers", 0},
