@@ -80,7 +80,7 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       fixed<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
                                       {.header = "dataset", .empty_text = "(default)"}),
       fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"}),
-      // Ids named no optimizer before sgd came: adam is left out, the others trail.
+      // Ids leave out adam, the default, and end with any other optimizer.
       fixed<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
       product<&ScenarioParams::precision, &MatrixSpec::precisions>(
           "precision", {.prefix = "/"}, {.header = "precision"},

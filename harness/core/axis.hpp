@@ -1,8 +1,8 @@
 // The scenario axes as one table: for each field that identifies a scenario, how a matrix writes
 // its values, how it reads in scenario ids and keys, in `trainbench list` and the CSV, and whether
 // it splits chart series. scenario_id, scenario_key, the matrix parser, expand(), the listing, the
-// CSV and the charts all walk this table, so adding an axis is one entry in axis.cpp (and its
-// effect on the training loop); README.md "Adding an axis".
+// CSV and the charts all walk this table, so an axis is its fields in ScenarioParams and
+// MatrixSpec, one entry in axis.cpp and its effect on the training loop (README.md "Adding an axis").
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -31,8 +31,8 @@ struct AxisValueRule {
 struct AxisIdPart {
   bool shown = true;
   const char* prefix = "";             // before the value: "/w" makes "/w0"
-  const char* omitted_when = nullptr;  // a value left out: ids from before the field stay the same
-  bool trailing = false;               // after every other part (a field added to ids late)
+  const char* omitted_when = nullptr;  // a value left out of the id (a default)
+  bool trailing = false;               // after every other part
 };
 
 // A column of `trainbench list`.
