@@ -1,5 +1,6 @@
 #include "reporters/csv_reporter.hpp"
 
+#include "harness/core/axis.hpp"
 #include "reporters/report_format.hpp"
 #include "reporters/report_views.hpp"
 
@@ -33,14 +34,14 @@ std::string extra_scalar(const nlohmann::json& extra, const char* section, const
 
 const std::vector<std::string>& CsvReporter::columns() {
   static const std::vector<std::string> cols = [] {
-    std::vector<std::string> c = {
-        "id", "status", "message", "model", "dataset", "device", "optimizer", "precision",
-        "workers", "accumulation", "batch", "effective_batch", "learning_rate", "seed",
+    std::vector<std::string> c = {"id", "status", "message"};
+    for (const ScenarioAxis& axis : scenario_axes()) c.push_back(axis.name);
+    c.insert(c.end(), {"effective_batch", "learning_rate", "seed",
         "dataset_options", "model_options", "warmup_steps", "measured_steps", "stop_reason",
         "step_time_n", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
         "step_time_min_s", "step_time_max_s", "step_time_p5_s", "step_time_p25_s",
         "step_time_p75_s", "step_time_p95_s", "step_time_p99_s", "step_time_ci_low_s",
-        "step_time_ci_high_s", "step_time_ci_method", "segments", "samples_per_s", "tokens_per_s"};
+        "step_time_ci_high_s", "step_time_ci_method", "segments", "samples_per_s", "tokens_per_s"});
     for (const auto& p : report::phase_order()) {
       c.push_back("phase_" + p + "_median_s");
       c.push_back("phase_" + p + "_mean_s");
@@ -79,9 +80,9 @@ void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   for (const auto& s : run.scenarios) {
     const auto& p = s.params;
     const auto& d = s.step_time_s;
-    std::vector<std::string> row = {
-        s.id, to_string(s.status), s.message, p.model, p.dataset, p.device, p.optimizer,
-        to_string(p.precision), integer(p.workers), integer(p.accumulation), integer(p.batch),
+    std::vector<std::string> row = {s.id, to_string(s.status), s.message};
+    for (const ScenarioAxis& axis : scenario_axes()) row.push_back(axis_text(axis.value(p)));
+    row.insert(row.end(), {
         integer(p.effective_batch), exact(p.learning_rate), std::to_string(p.seed),
         p.dataset_options.dump(), p.model_options.dump(), integer(s.warmup_steps),
         integer(s.measured_steps), s.stop_reason, integer(static_cast<std::int64_t>(d.n)),
@@ -89,7 +90,7 @@ void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
         exact(d.p25), exact(d.p75), exact(d.p95), exact(d.p99),
         d.has_interval() ? exact(d.ci_low) : "", d.has_interval() ? exact(d.ci_high) : "",
         d.ci_method, integer(static_cast<std::int64_t>(s.segments.size())),
-        exact(s.samples_per_s), exact(s.tokens_per_s)};
+        exact(s.samples_per_s), exact(s.tokens_per_s)});
     for (const auto& name : report::phase_order()) {
       const PhaseStat* found = nullptr;
       for (const auto& ph : s.phases)

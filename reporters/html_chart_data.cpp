@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "harness/core/axis.hpp"
 #include "reporters/report_views.hpp"
 
 namespace tb {
@@ -77,16 +78,9 @@ json scaling_chart(const std::vector<const ScenarioResult*>& ok, const std::stri
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::pair<int, double>>> groups;
   for (const auto* s : ok) {
-    const auto& p = s->params;
-    std::string label = p.model + (p.dataset.empty() ? "" : "@" + p.dataset) + "/" +
-                        to_string(p.precision);
-    if (axis != "workers") label += "/w" + std::to_string(p.workers);
-    label += "/a" + std::to_string(p.accumulation);
-    if (axis != "batch") label += "/b" + std::to_string(p.batch);
-    if (p.optimizer != "adam") label += "/" + p.optimizer;
-    label += " (" + p.device + ")";
+    const std::string label = series_label(s->params, axis);
     if (!groups.count(label)) order.push_back(label);
-    groups[label].emplace_back(axis == "workers" ? p.workers : p.batch, round6(s->samples_per_s));
+    groups[label].emplace_back(find_axis(axis)->value(s->params).get<int>(), round6(s->samples_per_s));
   }
   json datasets = json::array();
   for (const auto& label : order) {

@@ -4,8 +4,12 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 
 #include "harness/capacity/projection.hpp"
+#include "harness/core/axis.hpp"
+#include "harness/core/cartesian_product.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/isolation_settings.hpp"
 #include "harness/core/json_input.hpp"
@@ -26,9 +30,13 @@ const std::vector<std::string>& matrix_keys() {
 }
 
 const std::vector<std::string>& matrix_axis_names() {
-  static const std::vector<std::string> axes = {"model", "precision", "workers", "accumulation",
-                                                "batch"};
-  return axes;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const ScenarioAxis& axis : scenario_axes())
+      if (axis.product) out.push_back(axis.name);
+    return out;
+  }();
+  return names;
 }
 
 const OptionSet& capacity_option_set() {
@@ -276,23 +284,22 @@ void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
   }
 }
 
-// One value of an integer axis (workers, accumulation, batch), within its range.
-int int_axis_value(const Reader& r, const std::string& axis, const json& v, const std::string& field) {
-  if (axis == "workers") return r.small_int(v, field, 0, kMaxWorkers);
-  if (axis == "accumulation") return r.small_int(v, field, 1, kMaxAccumulation);
-  return r.small_int(v, field, 1, kMaxBatch);
-}
-
-// One value of an axis as written in exclude / baseline entries; normalized for comparison.
-json parse_axis_value(const Reader& r, const std::string& axis, const json& v,
-                      const std::string& field, const MatrixParseOptions& options) {
-  if (axis == "model") {
-    const std::string name = r.string(v, field);
-    check_model_name(r, name, field, options);
-    return name;
+// One value of a product axis, as its rule allows; normalized for comparison.
+json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, const std::string& field,
+                      const MatrixParseOptions& options) {
+  const AxisValueRule& rule = axis.product->rule;
+  switch (rule.kind) {
+    case AxisValueRule::Kind::model_name: {
+      const std::string name = r.string(v, field);
+      check_model_name(r, name, field, options);
+      return name;
+    }
+    case AxisValueRule::Kind::choice:
+      return r.one_of(v, field, *rule.choices, axis.name);
+    case AxisValueRule::Kind::integer:
+      return r.small_int(v, field, rule.min, rule.max);
   }
-  if (axis == "precision") return r.one_of(v, field, precision_names(), "precision");
-  return int_axis_value(r, axis, v, field);
+  throw std::logic_error("unhandled axis value rule");
 }
 
 // {axis: value or [values]} with known axis names (exclude entries and the baseline).
@@ -302,14 +309,15 @@ json parse_axis_selector(const Reader& r, const json& j, const std::string& fiel
   json out = json::object();
   for (const auto& [axis, v] : j.items()) {
     const std::string f = field + "." + axis;
+    const ScenarioAxis& entry = *find_axis(axis);
     if (allow_lists && v.is_array()) {
       if (v.empty()) r.fail(f, "must not be empty");
       json list = json::array();
       for (std::size_t i = 0; i < v.size(); ++i)
-        list.push_back(parse_axis_value(r, axis, v[i], f + "[" + std::to_string(i) + "]", options));
+        list.push_back(parse_axis_value(r, entry, v[i], f + "[" + std::to_string(i) + "]", options));
       out[axis] = list;
     } else {
-      out[axis] = parse_axis_value(r, axis, v, f, options);
+      out[axis] = parse_axis_value(r, entry, v, f, options);
     }
   }
   return out;
@@ -318,35 +326,20 @@ json parse_axis_selector(const Reader& r, const json& j, const std::string& fiel
 void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec,
                 const MatrixParseOptions& options) {
   r.expect_keys(axes, "axes", matrix_axis_names(), "axis");
-  if (axes.contains("model")) {
-    spec.models = r.axis<std::string>(axes["model"], "axes.model", [&](const json& v, const std::string& f) {
-      std::string name = r.string(v, f);
-      check_model_name(r, name, f, options);
-      return name;
-    });
-  }
-  if (axes.contains("precision")) {
-    spec.precisions = r.axis<Precision>(axes["precision"], "axes.precision",
-                                        [&](const json& v, const std::string& f) {
-                                          return *parse_precision(r.one_of(v, f, precision_names(), "precision"));
-                                        });
-  }
-  const auto int_axis = [&](const char* name) {
-    const std::string field = std::string("axes.") + name;
-    return r.axis<int>(axes[name], field,
-                       [&](const json& v, const std::string& f) { return int_axis_value(r, name, v, f); });
-  };
-  if (axes.contains("workers")) spec.workers = int_axis("workers");
-  if (axes.contains("accumulation")) spec.accumulation = int_axis("accumulation");
-  if (axes.contains("batch")) {
-    const json& b = axes["batch"];
-    if (b.is_string()) {
-      if (b.get<std::string>() != "max")
-        r.fail("axes.batch", "must be a positive integer, a list of them, or \"max\", got " + excerpt(b));
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.product || !axes.contains(axis.name)) continue;
+    const json& values = axes[axis.name];
+    const std::string field = std::string("axes.") + axis.name;
+    // The one value that is not a list item: the batch found by a capacity search.
+    if (std::string_view(axis.name) == "batch" && values.is_string()) {
+      if (values.get<std::string>() != "max")
+        r.fail(field, "must be a positive integer, a list of them, or \"max\", got " + excerpt(values));
       spec.batch_search = true;
-    } else {
-      spec.batch = int_axis("batch");
+      continue;
     }
+    axis.product->store(spec, r.axis<json>(values, field, [&](const json& v, const std::string& f) {
+      return parse_axis_value(r, axis, v, f, options);
+    }));
   }
 }
 
@@ -389,11 +382,18 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
 // billions of scenarios, which expand() would build in memory. 10,000 is weeks of measuring.
 constexpr std::size_t kMaxScenarios = 10'000;
 
+// How many values each product axis has, in scenario_axes() order. An axis without values (the
+// batch of a batch search) counts as one: the defaults' value stands in.
+std::vector<std::size_t> product_sizes(const MatrixSpec& spec) {
+  std::vector<std::size_t> sizes;
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product) sizes.push_back(std::max<std::size_t>(axis.product->size(spec), 1));
+  return sizes;
+}
+
 void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
-  const std::size_t sizes[] = {spec.models.size(), spec.precisions.size(), spec.workers.size(),
-                               spec.accumulation.size(), spec.batch_search ? 1 : spec.batch.size()};
   std::size_t count = 1;
-  for (const std::size_t n : sizes) {
+  for (const std::size_t n : product_sizes(spec)) {
     if (n > kMaxScenarios / count)
       r.fail("axes", "the axes multiply to more than " + std::to_string(kMaxScenarios) +
                          " scenarios (split the matrix into several files)");
@@ -520,11 +520,10 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
 
   if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
-  if (spec.models.empty()) spec.models = {d.model};
-  if (spec.precisions.empty()) spec.precisions = {Precision::fp32};
-  if (spec.workers.empty()) spec.workers = {0};
-  if (spec.accumulation.empty()) spec.accumulation = {1};
-  if (spec.batch.empty() && !spec.batch_search) spec.batch = {d.batch};
+  // An axis the matrix does not list has one value: the defaults' (the top-level model, fp32...).
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product && axis.product->size(spec) == 0) axis.product->store(spec, {axis.value(d)});
+  if (spec.batch_search) spec.batch.clear();  // the search decides it
   d.model = spec.models.front();
   check_scenario_count(r, spec);
   check_component_options(r, spec, options);
@@ -603,55 +602,53 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
 }
 
 json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::string& axis) {
-  if (axis == "model") return p.model;
-  if (axis == "precision") return to_string(p.precision);
-  if (axis == "workers") return p.workers;
-  if (axis == "accumulation") return p.accumulation;
-  if (axis == "batch") return spec.hold_effective_batch ? p.effective_batch : p.batch;
-  throw std::invalid_argument("unknown axis '" + axis + "'");
+  const ScenarioAxis* entry = find_axis(axis);
+  if (entry == nullptr || !entry->product) throw std::invalid_argument("unknown axis '" + axis + "'");
+  if (axis == "batch" && spec.hold_effective_batch) return p.effective_batch;  // as the matrix writes it
+  return entry->value(p);
 }
 
 std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
-  // With a batch search the batch is decided later; defaults.batch stands in until then.
-  const std::vector<int> batches = spec.batch_search ? std::vector<int>{spec.defaults.batch} : spec.batch;
+  std::vector<const ProductAxis*> axes;
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product) axes.push_back(&*axis.product);
   std::vector<ScenarioParams> out;
-  for (const auto& model : spec.models)
-    for (Precision precision : spec.precisions)
-      for (int workers : spec.workers)
-        for (int accumulation : spec.accumulation)
-          for (int batch : batches) {
-            ScenarioParams p = spec.defaults;
-            p.model = model;
-            p.precision = precision;
-            p.workers = workers;
-            p.accumulation = accumulation;
-            if (spec.hold_effective_batch && !spec.batch_search) {
-              p.effective_batch = batch;
-              p.batch = batch / accumulation;
-            } else {
-              p.batch = batch;
-              p.effective_batch = batch * accumulation;
-            }
-            const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
-                                              [&](const json& e) { return matches_selector(spec, p, e); });
-            if (excluded) continue;
-            if (spec.hold_effective_batch && !spec.batch_search && batch % accumulation != 0)
-              throw InputError(spec.file, "axes.batch/axes.accumulation",
-                               "hold_effective_batch: effective batch " + std::to_string(batch) +
-                                   " is not divisible by accumulation " + std::to_string(accumulation) +
-                                   " (exclude this combination or change the values)");
-            out.push_back(std::move(p));
-          }
+  for_each_combination(product_sizes(spec), [&](const std::vector<std::size_t>& indices) {
+    ScenarioParams p = spec.defaults;
+    // An axis without values (the batch of a batch search, decided later) keeps the defaults'.
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      if (axes[a]->size(spec) > 0) axes[a]->apply(spec, indices[a], p);
+    const bool holds_effective = spec.hold_effective_batch && !spec.batch_search;
+    const int batch = p.batch;  // the batch axis's value: effective when held
+    if (holds_effective) {
+      p.effective_batch = batch;
+      p.batch = batch / p.accumulation;
+    } else {
+      p.effective_batch = batch * p.accumulation;
+    }
+    const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
+                                      [&](const json& e) { return matches_selector(spec, p, e); });
+    if (excluded) return;
+    if (holds_effective && batch % p.accumulation != 0)
+      throw InputError(spec.file, "axes.batch/axes.accumulation",
+                       "hold_effective_batch: effective batch " + std::to_string(batch) +
+                           " is not divisible by accumulation " + std::to_string(p.accumulation) +
+                           " (exclude this combination or change the values)");
+    out.push_back(std::move(p));
+  });
   return out;
 }
 
 BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
   BaselineChoice choice;
-  choice.wanted = {{"model", spec.models.empty() ? spec.defaults.model : spec.models.front()},
-                   {"precision", "fp32"},
-                   {"workers", 0},
-                   {"accumulation", 1}};
-  if (!spec.batch.empty()) choice.wanted["batch"] = spec.batch.front();
+  choice.wanted = json::object();
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.product) continue;
+    if (!axis.product->baseline.is_null())
+      choice.wanted[axis.name] = axis.product->baseline;
+    else if (axis.product->size(spec) > 0)  // not the batch of a batch search
+      choice.wanted[axis.name] = axis.product->written(spec, 0);
+  }
   for (const auto& [axis, v] : spec.baseline.items()) choice.wanted[axis] = v;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     if (matches_selector(spec, scenarios[i], choice.wanted)) {

@@ -1,30 +1,36 @@
 #include "harness/core/matrix_listing.hpp"
 
 #include <algorithm>
-#include <array>
+#include <functional>
 #include <sstream>
+
+#include "harness/core/axis.hpp"
 
 namespace tb {
 
 namespace {
 
-constexpr std::size_t kColumns = 10;
-using Row = std::array<std::string, kColumns>;
+struct Column {
+  std::string header;
+  bool numeric;  // numbers right-aligned, text left-aligned
+  std::function<std::string(std::size_t index, const ScenarioParams&)> cell;
+};
 
-const Row kHeader = {"#",      "id",      "model", "dataset", "device", "precision",
-                     "workers", "accum", "micro-batch", "eff-batch"};
-
-Row make_row(std::size_t index, const ScenarioParams& p) {
-  return {std::to_string(index),
-          scenario_id(p),
-          p.model,
-          p.dataset.empty() ? "(default)" : p.dataset,
-          p.device,
-          to_string(p.precision),
-          std::to_string(p.workers),
-          std::to_string(p.accumulation),
-          std::to_string(p.batch),
-          std::to_string(p.effective_batch)};
+// The scenario's index and id, the listed fields of scenario_axes(), the effective batch.
+std::vector<Column> columns() {
+  std::vector<Column> out = {
+      {"#", true, [](std::size_t index, const ScenarioParams&) { return std::to_string(index); }},
+      {"id", false, [](std::size_t, const ScenarioParams& p) { return scenario_id(p); }}};
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (axis.listing.header == nullptr) continue;
+    out.push_back({axis.listing.header, axis.listing.numeric, [&axis](std::size_t, const ScenarioParams& p) {
+                     const std::string text = axis_text(axis.value(p));
+                     return text.empty() ? std::string(axis.listing.empty_text) : text;
+                   }});
+  }
+  out.push_back({"eff-batch", true,
+                 [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
+  return out;
 }
 
 }  // namespace
@@ -36,7 +42,12 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
   os << "device: " << spec.device_request;
   if (!scenarios.empty() && spec.device_request == "auto") os << " -> " << scenarios.front().device;
   os << "\n";
-  os << "scenarios: " << scenarios.size() << " (order: model, precision, workers, accumulation, batch";
+  os << "scenarios: " << scenarios.size() << " (order: ";
+  const char* separator = "";
+  for (const auto& name : matrix_axis_names()) {
+    os << separator << name;
+    separator = ", ";
+  }
   if (!spec.exclude.empty()) os << "; " << spec.exclude.size() << " exclude rule(s) applied";
   os << ")\n";
   if (spec.hold_effective_batch) os << "batch axis holds the EFFECTIVE batch; micro-batch = batch / accumulation\n";
@@ -51,22 +62,25 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
     os << "baseline (*): no scenario matches " << baseline.wanted.dump()
        << "; the first scenario is used instead\n";
 
-  std::vector<Row> rows = {kHeader};
-  for (std::size_t i = 0; i < scenarios.size(); ++i) rows.push_back(make_row(i, scenarios[i]));
-  std::array<std::size_t, kColumns> width{};
+  const std::vector<Column> cols = columns();
+  std::vector<std::vector<std::string>> rows(1);
+  for (const Column& col : cols) rows[0].push_back(col.header);
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    auto& row = rows.emplace_back();
+    for (const Column& col : cols) row.push_back(col.cell(i, scenarios[i]));
+  }
+  std::vector<std::size_t> width(cols.size(), 0);
   for (const auto& row : rows)
-    for (std::size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < cols.size(); ++c) width[c] = std::max(width[c], row[c].size());
 
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const bool is_baseline = r > 0 && r - 1 == baseline.index;
     std::string line = is_baseline ? "* " : "  ";
-    for (std::size_t c = 0; c < kColumns; ++c) {
+    for (std::size_t c = 0; c < cols.size(); ++c) {
       const std::string& cell = rows[r][c];
       const std::string pad(width[c] - cell.size(), ' ');
-      // Numbers right-aligned, text left-aligned.
-      const bool numeric = c == 0 || c >= 6;
-      line += numeric ? pad + cell : cell + pad;
-      if (c + 1 < kColumns) line += "  ";
+      line += cols[c].numeric ? pad + cell : cell + pad;
+      if (c + 1 < cols.size()) line += "  ";
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     os << line << "\n";

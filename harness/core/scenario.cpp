@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/core/axis.hpp"
 #include "harness/core/json_integer.hpp"
 
 namespace tb {
@@ -26,20 +27,12 @@ const std::vector<std::string>& precision_names() {
   return names;
 }
 
-std::string scenario_id(const ScenarioParams& p) {
-  std::string id = p.model;
-  if (!p.dataset.empty()) id += "@" + p.dataset;
-  id += "/" + std::string(to_string(p.precision)) + "/w" + std::to_string(p.workers) + "/a" +
-        std::to_string(p.accumulation) + "/b" + std::to_string(p.batch);
-  if (p.optimizer != "adam") id += "/" + p.optimizer;
-  return id;
-}
+std::string scenario_id(const ScenarioParams& p) { return scenario_id_without(p, ""); }
 
 nlohmann::json scenario_key(const ScenarioParams& p) {
-  return {{"model", p.model},         {"dataset", p.dataset},
-          {"device", p.device},       {"optimizer", p.optimizer},
-          {"precision", to_string(p.precision)}, {"workers", p.workers},
-          {"accumulation", p.accumulation},      {"batch", p.batch}};
+  nlohmann::json key = nlohmann::json::object();
+  for (const ScenarioAxis& axis : scenario_axes()) key[axis.name] = axis.value(p);
+  return key;
 }
 
 std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
@@ -113,16 +106,9 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
-  p.model = j.value("model", p.model);
-  p.dataset = j.value("dataset", p.dataset);
-  p.device = j.value("device", p.device);
-  p.optimizer = j.value("optimizer", p.optimizer);
+  for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);
   p.learning_rate = j.value("learning_rate", p.learning_rate);
   p.momentum = j.value("momentum", p.momentum);
-  if (auto prec = parse_precision(j.value("precision", std::string("fp32")))) p.precision = *prec;
-  p.workers = integer_field(j, "workers", p.workers);
-  p.accumulation = integer_field(j, "accumulation", p.accumulation);
-  p.batch = integer_field(j, "batch", p.batch);
   if (j.contains("effective_batch")) {
     p.effective_batch = integer_field(j, "effective_batch", 0);
   } else {
