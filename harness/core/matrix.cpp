@@ -660,8 +660,4 @@ BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<Scenari
   return choice;
 }
 
-std::size_t find_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
-  return choose_baseline(spec, scenarios).index;
-}
-
 }  // namespace tb

@@ -107,6 +107,5 @@ struct BaselineChoice {
   nlohmann::json wanted;  // the full baseline key that was looked for
 };
 BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios);
-std::size_t find_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios);
 
 }  // namespace tb

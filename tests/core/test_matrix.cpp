@@ -15,6 +15,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/matrix.hpp"
 #include "harness/core/matrix_listing.hpp"
+#include "tests/core/golden_file.hpp"
 #include "tests/core/matrix_catalog.hpp"
 
 namespace tb {
@@ -169,7 +170,6 @@ TEST(MatrixBaseline, DefaultIsFp32NoWorkersNoAccumulationFirstBatch) {
   const auto choice = choose_baseline(spec, scenarios);
   EXPECT_TRUE(choice.matched);
   EXPECT_EQ(scenario_id(scenarios[choice.index]), "mlp/fp32/w0/a1/b64");
-  EXPECT_EQ(find_baseline(spec, scenarios), choice.index);
 }
 
 TEST(MatrixBaseline, ExplicitBaselineAndHoldEffectiveBatch) {
@@ -178,7 +178,7 @@ TEST(MatrixBaseline, ExplicitBaselineAndHoldEffectiveBatch) {
                            {"axes", {{"accumulation", {1, 4}}, {"batch", {64}}, {"workers", {0, 2}}}},
                            {"baseline", {{"workers", 2}, {"accumulation", 4}, {"batch", 64}}}});
   const auto scenarios = expand(spec);
-  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "mlp/fp32/w2/a4/b16");
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "mlp/fp32/w2/a4/b16");
 }
 
 TEST(MatrixBaseline, NoMatchFallsBackToFirstScenario) {
@@ -240,7 +240,7 @@ TEST(MatrixFiles, QuickMatrixParses) {
   const auto scenarios = expand(spec);
   EXPECT_EQ(spec.name, "quick");
   EXPECT_EQ(scenarios.size(), 8u);
-  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "mlp@synthetic/fp32/w0/a1/b64");
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "mlp@synthetic/fp32/w0/a1/b64");
   for (const auto& s : scenarios) {
     EXPECT_LE(s.stopping.max_steps, 400);
     EXPECT_EQ(s.stopping.rounds, 8);
@@ -263,7 +263,7 @@ TEST(MatrixFiles, SeedMatrixParses) {
     EXPECT_TRUE(s.profile.kineto);
     EXPECT_EQ(s.profile.window, 3);
   }
-  EXPECT_EQ(scenario_id(scenarios[find_baseline(spec, scenarios)]), "resnet@images/fp32/w0/a1/b64");
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "resnet@images/fp32/w0/a1/b64");
 }
 
 // scripts/validate_results.py checks any file against a schema; use it for the matrix schema too.
@@ -292,31 +292,17 @@ TEST(MatrixFiles, ShippedMatricesMatchTheMatrixSchema) {
 
 // ------------------------------------------------------------------ listing (golden)
 
-void expect_matches_golden(const std::string& text, const std::string& golden_name) {
-  const std::string path = kSource + "/tests/golden/" + golden_name;
-  const char* update = std::getenv("TB_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << text;
-    GTEST_SKIP() << "regenerated " << path;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TB_UPDATE_GOLDEN=1)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str()) << "golden mismatch: " << path;
-}
-
 TEST(MatrixListing, SeedMatrixTable) {
   const auto spec = load_repo_matrix("scenarios/seed.json");
   const std::string text = format_scenario_list(spec, expand(spec));
   EXPECT_NE(text.find("* "), std::string::npos);
   EXPECT_NE(text.find("scenarios: 12"), std::string::npos);
-  expect_matches_golden(text, "matrix_list_seed.txt");
+  tb::test::expect_golden("matrix_list_seed.txt", text);
 }
 
 TEST(MatrixListing, QuickMatrixTable) {
   const auto spec = load_repo_matrix("scenarios/quick.json");
-  expect_matches_golden(format_scenario_list(spec, expand(spec)), "matrix_list_quick.txt");
+  tb::test::expect_golden("matrix_list_quick.txt", format_scenario_list(spec, expand(spec)));
 }
 
 // ------------------------------------------------------------------ bad inputs
