@@ -405,24 +405,33 @@ void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
 // allocate four billion nulls. Walks the part of `segments` that exists and refuses such an index.
 void check_array_indices(const json& j, const std::vector<std::string>& segments, const std::string& field) {
   const json* at = &j;
+  // Past the last existing value the override creates the path, and nlohmann makes a list of any
+  // numeric segment there ("new.list.4000000000" would allocate four billion nulls): a created
+  // list starts empty, so only index 0 (its first value) is allowed.
+  bool creating = false;
   for (const auto& segment : segments) {
-    if (at->is_object()) {
+    const bool digits = !segment.empty() &&
+                        std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (creating || at->is_null()) {
+      creating = true;
+      if (digits && segment != "0")
+        throw InputError("--set", field, "index " + text_excerpt(segment, 20) +
+                                             " is past the end of the list (0 values)");
+    } else if (at->is_object()) {
       const auto it = at->find(segment);
-      if (it == at->end()) return;
-      at = &*it;
+      if (it == at->end()) creating = true;
+      else at = &*it;
     } else if (at->is_array()) {
-      const bool digits = !segment.empty() &&
-                          std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (!digits) return;  // not an index: nlohmann's own error says so
       // More than 9 digits is past the end of any list a matrix holds (and past stoul's range).
       const std::size_t index = segment.size() > 9 ? std::string::npos : std::stoul(segment);
       if (index > at->size())
         throw InputError("--set", field, "index " + text_excerpt(segment, 20) + " is past the end of the list (" +
                                              std::to_string(at->size()) + " values)");
-      if (index == at->size()) return;  // appends one value
-      at = &(*at)[index];
+      if (index == at->size()) creating = true;  // appends one value
+      else at = &(*at)[index];
     } else {
-      return;
+      return;  // a scalar in the way: nlohmann's own error says so
     }
   }
 }

@@ -57,6 +57,9 @@ TEST(FuzzFindings, EachIsACleanInputError) {
       {"--set index far past the end of a list (allocated billions of nulls)",
        [] { parse_with_overrides({"axes.batch.4000000000=1"}); },
        "--set: axes.batch.4000000000: index 4000000000 is past the end of the list (2 values)"},
+      {"--set index far into a path the override creates (allocated billions of nulls)",
+       [] { parse_with_overrides({"new_section.batch.4000000000=1"}); },
+       "--set: new_section.batch.4000000000: index 4000000000 is past the end of the list (0 values)"},
       {"--set overrides nesting values into values past the depth limit (stack overflow in dump)",
        [] {
          std::string key = "model_options";
