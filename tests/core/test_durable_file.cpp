@@ -155,8 +155,11 @@ TEST_F(DurableFile, FailedWriteKeepsThePreviousFileAndLeavesNoTemporary) {
           << e.what();
       EXPECT_NE(e.reason().find(f.reason), std::string::npos) << e.reason();
     }
-    if (is_folder) EXPECT_TRUE(fs::is_directory(target / "keep"));
-    else EXPECT_EQ(read_file(target), "{\"good\": true}\n");
+    if (is_folder) {
+      EXPECT_TRUE(fs::is_directory(target / "keep"));
+    } else {
+      EXPECT_EQ(read_file(target), "{\"good\": true}\n");
+    }
     EXPECT_EQ(names_in(target.parent_path()), before) << "a temporary file was left behind";
   }
 }

@@ -329,7 +329,9 @@ TEST_P(MatrixBadInput, NamesFileAndField) {
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.field(), bad.field) << what;
     EXPECT_NE(what.find(path), std::string::npos) << what;
-    if (!bad.field.empty()) EXPECT_NE(what.find(bad.field), std::string::npos) << what;
+    if (!bad.field.empty()) {
+      EXPECT_NE(what.find(bad.field), std::string::npos) << what;
+    }
     EXPECT_NE(what.find(bad.message), std::string::npos) << what;
   }
 }
