@@ -12,7 +12,7 @@ enum class ExitCode : int {
   contended = 4,             // compare/ab: the gate refused to judge loaded measurements
   output_error = 5,          // an artefact could not be written (tb::OutputError)
 };
-// Besides these, a run stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM):
+// Besides these, a run stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP):
 // harness/core/interrupt.hpp interrupt_exit_code().
 
 // The table above in words, for `trainbench --help`.
@@ -21,7 +21,7 @@ inline constexpr const char* kExitCodesHelp =
     "regression or a broken scenario (compare, ab); 2 bad input; 3 compare refused (different\n"
     "hardware); 4 compare/ab refused (contended measurements); 5 an output (results, report,\n"
     "trace, history) could not be written: full disk, unwritable folder (the previous file is\n"
-    "kept); 130/143 run interrupted by SIGINT/SIGTERM (finish it with run --resume DIR)\n";
+    "kept); 130/143/129 run interrupted by SIGINT/SIGTERM/SIGHUP (finish it with run --resume DIR)\n";
 
 // Commands return plain ints, because of the 128 + signal codes.
 constexpr int as_int(ExitCode code) { return static_cast<int>(code); }

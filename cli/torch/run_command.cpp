@@ -61,7 +61,7 @@ RunArgs read_run_args(const ParsedArgs& p) {
   return a;
 }
 
-// After the run: 130/143 when a signal stopped it (with how to finish it), 1 when a scenario
+// After the run: 130/143/129 when a signal stopped it (with how to finish it), 1 when a scenario
 // broke, else 0.
 int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream& err) {
   if (interrupted()) {
@@ -247,7 +247,7 @@ const Command& run_command() {
                    kQuietOption},
        .epilogue =
            "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input\n"
-           "(nothing ran); 5 an output could not be written; 130/143 interrupted by SIGINT/SIGTERM\n"
+           "(nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
            "(finish it with run --resume DIR)\n"},
       run};
   return command;

@@ -8,6 +8,10 @@ namespace tb {
 
 namespace {
 
+// Ctrl-C, a polite kill, and a terminal that went away (a closed window, a dropped SSH session):
+// all three stop the run cleanly instead of losing the round in progress.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 // Only a lock-free atomic may be touched from a signal handler.
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
@@ -15,13 +19,12 @@ static_assert(std::atomic<int>::is_always_lock_free);
 void on_interrupt(int sig) {
   int none = 0;
   g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed);
-  // The next SIGINT or SIGTERM takes the default action: a user who presses Ctrl-C twice (or
-  // an init system that escalates) is never kept waiting for the clean stop.
+  // The next signal takes the default action: a user who presses Ctrl-C twice (or an init
+  // system that escalates) is never kept waiting for the clean stop.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
-  sigaction(SIGINT, &dfl, nullptr);
-  sigaction(SIGTERM, &dfl, nullptr);
+  for (const int s : kSignals) sigaction(s, &dfl, nullptr);
 }
 
 }  // namespace
@@ -31,8 +34,7 @@ void install_interrupt_handlers() {
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // file writes and reads in progress go on; the flag is polled
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (const int s : kSignals) sigaction(s, &sa, nullptr);
 }
 
 bool interrupted() { return g_signal.load(std::memory_order_relaxed) != 0; }

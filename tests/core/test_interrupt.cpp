@@ -1,4 +1,4 @@
-// The interrupt flag: the first SIGINT/SIGTERM only sets it (the process goes on), the exit code
+// The interrupt flag: the first SIGINT/SIGTERM/SIGHUP only sets it (the process goes on), the exit code
 // follows the shell's 128 + signal, and a second signal takes the default action at once. Each
 // test runs in a forked child, so no test sees another's signal.
 #include "harness/core/interrupt.hpp"
@@ -51,6 +51,21 @@ TEST(Interrupt, SigtermGives143AndRestoresTheDefaultAction) {
   });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
+}
+
+// A closed terminal or a dropped SSH session sends SIGHUP: the run stops cleanly too.
+TEST(Interrupt, SighupGives129AndRestoresTheDefaultAction) {
+  const int status = in_child([] {
+    tb::install_interrupt_handlers();
+    raise(SIGHUP);
+    if (tb::interrupt_signal() != SIGHUP) return 40;
+    struct sigaction now {};
+    sigaction(SIGHUP, nullptr, &now);
+    if (now.sa_handler != SIG_DFL) return 41;
+    return tb::interrupt_exit_code();
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "the first SIGHUP killed the process";
+  EXPECT_EQ(WEXITSTATUS(status), 129);
 }
 
 TEST(Interrupt, SecondSignalEndsTheProcessAtOnce) {
