@@ -14,10 +14,10 @@ Run from the repository root, after the binary exists (build/trainbench, or --bi
     ~/.cache/trainbench/venv/bin/python scripts/crosscheck_pytorch.py            # ~3 minutes
     ~/.cache/trainbench/venv/bin/python scripts/crosscheck_pytorch.py --rounds 5 --seconds 4
 
-The Python step is harness/torch/trainer.cpp's step rebuilt with the same pieces:
-  model    harness/torch/models/mlp.cpp: Linear(512, hidden) ReLU, (depth-1) x [Linear(hidden,
+The Python step is trainbench/training/torch/trainer.cpp's step rebuilt with the same pieces:
+  model    trainbench/training/torch/models/mlp.cpp: Linear(512, hidden) ReLU, (depth-1) x [Linear(hidden,
            hidden) ReLU], Linear(hidden, 10); hidden=1024, depth=2; cross-entropy loss.
-  data     harness/torch/datasets/synthetic_dataset.cpp: `samples` x 512 N(0,1) inputs, labels
+  data     trainbench/training/torch/datasets/synthetic_dataset.cpp: `samples` x 512 N(0,1) inputs, labels
            from a random linear teacher; a random permutation per epoch, incomplete last batch
            dropped (torch::data RandomSampler, drop_last). trainbench stacks per-sample views
            (torch::data Stack); here one index_select gathers the batch (same bytes copied,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record torch.amp.GradScaler trajectories that tests/torch/test_grad_scaler.cpp replays.
+"""Record torch.amp.GradScaler trajectories that tests/training/torch/test_grad_scaler.cpp replays.
 
 Regenerate (from the repository root):
     /root/.cache/trainbench/venv/bin/python scripts/make_scaler_fixture.py \

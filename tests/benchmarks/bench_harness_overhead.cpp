@@ -14,9 +14,9 @@
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
-#include "harness/torch/batch_stream.hpp"
-#include "harness/torch/registry.hpp"
-#include "harness/torch/trainer.hpp"
+#include <trainbench/training/torch/batch_stream.hpp>
+#include <trainbench/training/torch/registry.hpp>
+#include <trainbench/training/torch/trainer.hpp>
 
 namespace {
 

@@ -6,9 +6,9 @@
 #endif
 #include <benchmark/benchmark.h>
 
-#include "harness/profiling/chrome_trace_logger.hpp"
-#include "harness/profiling/host_recorder.hpp"
-#include "harness/profiling/nvtx.hpp"
+#include <trainbench/profiling/chrome_trace_logger.hpp>
+#include <trainbench/profiling/host_recorder.hpp>
+#include <trainbench/profiling/nvtx.hpp>
 
 namespace tbp = tb::profiling;
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "harness/core/stats.hpp"
+#include <trainbench/measure/stats.hpp>
 
 namespace {
 

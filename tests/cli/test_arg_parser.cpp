@@ -1,10 +1,10 @@
 // The one command-line parser: `--x v` and `--x=v`, repeated options, positionals, -h/--help,
 // and the errors (unknown option, missing value, value given to a flag, extra positional).
-#include "cli/arg_parser.hpp"
+#include <trainbench/cli/arg_parser.hpp>
 
 #include <gtest/gtest.h>
 
-#include "harness/core/error.hpp"
+#include <trainbench/support/error.hpp>
 
 namespace {
 

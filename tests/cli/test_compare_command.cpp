@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/commands.hpp"
-#include "harness/core/comparison.hpp"
-#include "harness/core/error.hpp"
-#include "harness/core/history.hpp"
-#include "tests/core/golden_file.hpp"
-#include "tests/core/synthetic_runs.hpp"
+#include <trainbench/cli/commands.hpp>
+#include <trainbench/measure/comparison.hpp>
+#include <trainbench/results/history.hpp>
+#include <trainbench/support/error.hpp>
+#include "tests/helpers/golden_file.hpp"
+#include "tests/helpers/synthetic_runs.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The console's view of a run: the plan line, rounds with the time left, one line per finished
 // scenario with its status (coloured only when asked), warnings, and the durations it prints.
-#include "cli/console_progress.hpp"
+#include <trainbench/cli/console_progress.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The user's own model, "tiny_linear": one Linear layer, registered from its own file exactly as
-// trainbench's built-in models are (harness/torch/registry.hpp).
+// trainbench's built-in models are (trainbench/training/torch/registry.hpp).
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/linear.h>
 
-#include "harness/torch/registry.hpp"
+#include <trainbench/training/torch/registry.hpp>
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/core/json_input.hpp"
-#include "tests/core/matrix_catalog.hpp"
+#include <trainbench/support/json_input.hpp>
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/helpers/matrix_catalog.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const tb::MatrixParseOptions options = tb::full_catalog();

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "harness/core/results.hpp"
-#include "reporters/reporter.hpp"
+#include <trainbench/reporters/reporter.hpp>
+#include <trainbench/results/results.hpp>
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace {

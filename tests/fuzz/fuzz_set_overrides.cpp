@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/json_input.hpp"
-#include "tests/core/matrix_catalog.hpp"
+#include <trainbench/support/json_input.hpp>
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/helpers/matrix_catalog.hpp"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <typeinfo>
 
-#include "harness/core/error.hpp"
-#include "harness/core/matrix.hpp"
-#include "harness/core/scenario.hpp"
+#include <trainbench/matrix/matrix.hpp>
+#include <trainbench/matrix/scenario.hpp>
+#include <trainbench/support/error.hpp>
 
 namespace tb::fuzz {
 

@@ -1,4 +1,0 @@
-// trainbench: benchmark and profile PyTorch training loops (LibTorch). See README.md.
-#include "cli/torch/cli_main.hpp"
-
-int main(int argc, char** argv) { return tb::cli::main(argc, argv); }

@@ -1,0 +1,118 @@
+// `run --isolate` end to end with the real binary on the CPU: a planted segfault, abort or
+// std::terminate in one scenario of a three-scenario matrix makes that scenario "crashed" (the
+// signal and the end of its stderr in the message) while the other two finish ok, and `run`
+// exits 1. Without isolation the same crash takes the whole run down (killed by the signal: the
+// shell reports 128 + signal), which is what --isolate is for.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/helpers/cli_test.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class Isolate : public tb::test::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    // Three scenarios (a1, a2, a3) in 3 rounds; a2 crashes before step 4. Round 1 is its warm-up
+    // step and 1-2 measured steps (segment max: ceil(5 / 3)), so round 1 is saved with a2 in
+    // progress and the crash comes in a later round.
+    std::ofstream(dir_ / "tiny.json") << R"({
+      "name": "tiny-crash", "model": "mlp", "device": "cpu",
+      "dataset_options": {"samples": 256, "features": 32}, "model_options": {"hidden": 32},
+      "steps": {"warmup": 1, "min": 3, "max": 5, "target_rel_ci": 0.5, "time_budget_s": 1, "rounds": 3},
+      "axes": {"accumulation": [1, 2, 3], "batch": [16]}
+    })";
+  }
+  // `trainbench run tiny.json ARGS`: its exit code, or 128 + N when killed by signal N.
+  int run_tiny(const std::string& args) {
+    return trainbench("run " + p("tiny.json") + " --out " + p("out") + " --format md --no-history " + args);
+  }
+  json results() const { return json::parse(tb::test::slurp(dir_ / "out" / "results.json")); }
+  static std::string crash(const std::string& kind) {
+    return "--set 'test_crash={\"scenario\": \"/a2/\", \"kind\": \"" + kind + "\", \"at_step\": 4}'";
+  }
+  // a1 and a3 ok, a2 crashed with `signal` and `stderr_words` in its message; returns it.
+  std::string expect_one_crashed(const std::string& signal, const std::string& stderr_words) {
+    json r = results();
+    EXPECT_EQ(r["scenarios"].size(), 3u);
+    std::string message;
+    for (const auto& s : r["scenarios"]) {
+      const auto id = s["id"].get<std::string>();
+      if (id.find("/a2/") != std::string::npos) {
+        EXPECT_EQ(s["status"], "crashed") << s.dump();
+        message = s["message"].get<std::string>();
+      } else {
+        EXPECT_EQ(s["status"], "ok") << id << ": " << s["message"];
+        EXPECT_GT(s["metrics"]["samples_per_s"].get<double>(), 0) << id;
+      }
+    }
+    EXPECT_NE(message.find(signal), std::string::npos) << message;
+    EXPECT_NE(message.find(stderr_words), std::string::npos) << message;
+    EXPECT_EQ(r["extra"]["summary"]["crashed"], 1) << r["extra"]["summary"].dump();
+    EXPECT_EQ(r["extra"]["isolated"], true);
+    // The workers' stderr files are gone; the report names the crash.
+    for (const auto& e : fs::directory_iterator(dir_ / "out"))
+      EXPECT_EQ(e.path().filename().string().rfind(".worker-", 0), std::string::npos) << e.path();
+    const std::string report = tb::test::slurp(dir_ / "out" / "report.md");
+    EXPECT_NE(report.find("1 crashed"), std::string::npos) << report;
+    return message;
+  }
+};
+
+TEST_F(Isolate, SegfaultIsOneCrashedScenario) {
+  EXPECT_EQ(run_tiny("--isolate " + crash("segv")), 1);
+  const std::string message = expect_one_crashed("signal 11", "test_crash: segv in scenario mlp/fp32/w0/a2/b16");
+  EXPECT_NE(message.find("during round "), std::string::npos) << message;
+  EXPECT_EQ(message.find("during round 1"), std::string::npos) << message;
+  EXPECT_NE(log().find("crashed: its worker process ended with signal 11"), std::string::npos) << log();
+  // The result file validates against the schema with the new status in it.
+  expect_valid_schema(dir_ / "out" / "results.json");
+}
+
+TEST_F(Isolate, AbortFromTheMatrixSetting) {
+  EXPECT_EQ(run_tiny("--set isolate=true " + crash("abort")), 1);
+  expect_one_crashed("signal 6", "test_crash: abort");
+}
+
+TEST_F(Isolate, TerminateQuotesTheRuntimesLastWords) {
+  EXPECT_EQ(run_tiny("--isolate " + crash("terminate")), 1);
+  expect_one_crashed("signal 6", "terminate called");
+}
+
+TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
+  EXPECT_EQ(run_tiny(crash("segv")), 128 + 11);
+  // What round 1 measured was saved; nothing says "crashed" and a1/a3 never finished.
+  json r = results();
+  for (const auto& s : r["scenarios"]) EXPECT_NE(s["status"], "crashed") << s.dump();
+  // --no-isolate wins over the matrix setting.
+  EXPECT_EQ(run_tiny("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
+}
+
+TEST_F(Isolate, CleanIsolatedRunIsOk) {
+  EXPECT_EQ(run_tiny("--isolate"), 0);
+  json r = results();
+  ASSERT_EQ(r["scenarios"].size(), 3u);
+  // Segments are dated from the parent's run start on one clock: every segment of round 1
+  // started before every segment of round 2, whichever worker measured it.
+  double last_of_round1 = 0, first_of_round2 = 1e9;
+  for (const auto& s : r["scenarios"]) {
+    EXPECT_EQ(s["status"], "ok") << s.dump();
+    for (const auto& seg : s["samples"]["segments"]) {
+      const double t = seg["started_s"].get<double>();
+      if (seg["round"] == 0) last_of_round1 = std::max(last_of_round1, t);
+      if (seg["round"] == 1) first_of_round2 = std::min(first_of_round2, t);
+    }
+  }
+  EXPECT_LT(last_of_round1, first_of_round2);
+}
+
+}  // namespace

@@ -1,0 +1,600 @@
+// Matrix files: expansion order and counts, exclusions, effective-batch math, baseline choice,
+// --set overrides, the `list` table (golden), the shipped matrices, and every bad input.
+#include <algorithm>
+#include <functional>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <trainbench/matrix/matrix.hpp>
+#include <trainbench/matrix/matrix_listing.hpp>
+#include <trainbench/support/error.hpp>
+#include "tests/helpers/golden_file.hpp"
+#include "tests/helpers/matrix_catalog.hpp"
+
+namespace tb {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSource = TB_SOURCE_DIR;
+
+MatrixSpec parse(const json& j, const MatrixParseOptions& o = full_catalog()) {
+  return parse_matrix(j, "inline.json", o);
+}
+
+std::vector<std::string> ids(const std::vector<ScenarioParams>& scenarios) {
+  std::vector<std::string> out;
+  for (const auto& s : scenarios) out.push_back(scenario_id(s));
+  return out;
+}
+
+// Relative to the source tree, so messages and listings do not depend on the checkout path.
+MatrixSpec load_repo_matrix(const std::string& relative, const MatrixParseOptions& o = full_catalog()) {
+  return parse_matrix(read_matrix_json(kSource + "/" + relative), relative, o);
+}
+
+TEST(MatrixExpand, CartesianProductInDocumentedOrder) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes",
+                            {{"model", {"mlp", "transformer"}},
+                             {"precision", {"fp32", "amp_bf16"}},
+                             {"workers", {0, 2}},
+                             {"accumulation", {1, 4}},
+                             {"batch", {16, 32}}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 32u);
+  // batch varies fastest, then accumulation, workers, precision, model.
+  EXPECT_EQ(scenario_id(scenarios[0]), "mlp/fp32/w0/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[1]), "mlp/fp32/w0/a1/b32");
+  EXPECT_EQ(scenario_id(scenarios[2]), "mlp/fp32/w0/a4/b16");
+  EXPECT_EQ(scenario_id(scenarios[4]), "mlp/fp32/w2/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[8]), "mlp/amp_bf16/w0/a1/b16");
+  EXPECT_EQ(scenario_id(scenarios[16]), "transformer/fp32/w0/a1/b16");
+  EXPECT_EQ(scenarios[3].effective_batch, 128);
+  EXPECT_EQ(scenarios[3].batch, 32);
+}
+
+TEST(MatrixExpand, DefaultsAndScalarAxes) {
+  const auto spec = parse({{"name", "m"}, {"model", "resnet"}, {"axes", {{"workers", 2}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 1u);
+  EXPECT_EQ(scenarios[0].model, "resnet");
+  EXPECT_EQ(scenarios[0].precision, Precision::fp32);
+  EXPECT_EQ(scenarios[0].workers, 2);
+  EXPECT_EQ(scenarios[0].accumulation, 1);
+  EXPECT_EQ(scenarios[0].batch, 32);
+  EXPECT_EQ(scenarios[0].device, "cpu");
+  EXPECT_EQ(spec.device_request, "auto");
+}
+
+TEST(MatrixExpand, PassesThroughNonAxisFields) {
+  const auto spec = parse({{"name", "m"},
+                           {"dataset", "tokens"},
+                           {"dataset_options", {{"samples", 128}}},
+                           {"model_options", {{"hidden", 64}}},
+                           {"optimizer", {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}}},
+                           {"seed", 7},
+                           {"steps", {{"warmup", 1}, {"min", 2}, {"max", 3}, {"target_rel_ci", 0.1}, {"time_budget_s", 1.5}}},
+                           {"profile", {{"enabled", true}, {"window", 2}, {"kineto", true}}},
+                           {"contention", {{"other_cpu_cores", 1.5}}},
+                           {"test_delay_ms", 2.5}});
+  const auto p = expand(spec).at(0);
+  EXPECT_EQ(p.dataset, "tokens");
+  EXPECT_EQ(p.dataset_options["samples"], 128);
+  EXPECT_EQ(p.model_options["hidden"], 64);
+  EXPECT_EQ(p.optimizer, "sgd");
+  EXPECT_DOUBLE_EQ(p.learning_rate, 0.05);
+  EXPECT_DOUBLE_EQ(p.momentum, 0.9);
+  EXPECT_EQ(p.seed, 7u);
+  EXPECT_EQ(p.stopping.warmup_steps, 1);
+  EXPECT_EQ(p.stopping.min_steps, 2);
+  EXPECT_EQ(p.stopping.max_steps, 3);
+  EXPECT_DOUBLE_EQ(p.stopping.target_rel_ci, 0.1);
+  EXPECT_DOUBLE_EQ(p.stopping.time_budget_s, 1.5);
+  EXPECT_TRUE(p.profile.enabled);
+  EXPECT_EQ(p.profile.window, 2);
+  EXPECT_TRUE(p.profile.kineto);
+  EXPECT_TRUE(p.profile.host_trace);  // default kept
+  EXPECT_DOUBLE_EQ(p.test_delay_ms, 2.5);
+  EXPECT_DOUBLE_EQ(p.contention.other_cpu_cores, 1.5);
+  EXPECT_DOUBLE_EQ(p.contention.steal_fraction, ContentionThresholds::kDefaultStealFraction);
+}
+
+TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
+  EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "sgd"}}))[0].learning_rate, 0.01);
+  EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "adam"}}))[0].learning_rate, 1e-3);
+}
+
+TEST(MatrixExpand, DeviceAutoResolvesFromAvailability) {
+  const json j = {{"name", "m"}, {"device", "auto"}};
+  EXPECT_EQ(expand(parse(j, full_catalog(false)))[0].device, "cpu");
+  EXPECT_EQ(expand(parse(j, full_catalog(true)))[0].device, "cuda");
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cuda"}}, full_catalog(true)))[0].device, "cuda");
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cpu"}}, full_catalog(true)))[0].device, "cpu");
+}
+
+TEST(MatrixExpand, ExclusionsDropMatchingCombos) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes", {{"precision", {"fp32", "amp_fp16"}}, {"workers", {0, 2, 4}}}},
+                           {"exclude", {{{"precision", "amp_fp16"}, {"workers", 4}},
+                                        {{"workers", {2}}, {"precision", {"fp32"}}}}}});
+  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w4/a1/b32",
+                                                         "mlp/amp_fp16/w0/a1/b32",
+                                                         "mlp/amp_fp16/w2/a1/b32"}));
+}
+
+TEST(MatrixExpand, HoldEffectiveBatchDividesByAccumulation) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 2, 4}}, {"batch", {64, 128}}}}});
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 6u);
+  for (const auto& s : scenarios) EXPECT_EQ(s.batch * s.accumulation, s.effective_batch);
+  EXPECT_EQ(scenarios[4].accumulation, 4);
+  EXPECT_EQ(scenarios[4].effective_batch, 64);
+  EXPECT_EQ(scenarios[4].batch, 16);
+  EXPECT_EQ(scenarios[5].batch, 32);
+}
+
+TEST(MatrixExpand, IndivisibleComboIsFineWhenExcluded) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 3}}, {"batch", {64, 96}}}},
+                           {"exclude", {{{"accumulation", 3}, {"batch", 64}}}}});
+  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b64", "mlp/fp32/w0/a1/b96",
+                                                         "mlp/fp32/w0/a3/b32"}));
+}
+
+TEST(MatrixExpand, BatchMaxMeansCapacitySearch) {
+  const auto spec = parse({{"name", "m"}, {"axes", {{"batch", "max"}, {"precision", {"fp32", "amp_bf16"}}}}});
+  EXPECT_TRUE(spec.batch_search);
+  EXPECT_TRUE(spec.batch.empty());
+  EXPECT_EQ(expand(spec).size(), 2u);  // one placeholder batch per remaining combo
+
+  const auto via_capacity = parse({{"name", "m"}, {"capacity", {{"batch", "max"}, {"target", "1e6 samples"}}}});
+  EXPECT_TRUE(via_capacity.batch_search);
+  EXPECT_EQ(via_capacity.capacity["target"], "1e6 samples");
+}
+
+TEST(MatrixBaseline, DefaultIsFp32NoWorkersNoAccumulationFirstBatch) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes", {{"precision", {"amp_bf16", "fp32"}}, {"workers", {2, 0}}, {"batch", {64, 32}}}}});
+  const auto scenarios = expand(spec);
+  const auto choice = choose_baseline(spec, scenarios);
+  EXPECT_TRUE(choice.matched);
+  EXPECT_EQ(scenario_id(scenarios[choice.index]), "mlp/fp32/w0/a1/b64");
+}
+
+TEST(MatrixBaseline, ExplicitBaselineAndHoldEffectiveBatch) {
+  const auto spec = parse({{"name", "m"},
+                           {"hold_effective_batch", true},
+                           {"axes", {{"accumulation", {1, 4}}, {"batch", {64}}, {"workers", {0, 2}}}},
+                           {"baseline", {{"workers", 2}, {"accumulation", 4}, {"batch", 64}}}});
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "mlp/fp32/w2/a4/b16");
+}
+
+TEST(MatrixBaseline, NoMatchFallsBackToFirstScenario) {
+  const auto spec = parse({{"name", "m"}, {"axes", {{"workers", {2, 4}}}}});
+  const auto scenarios = expand(spec);
+  const auto choice = choose_baseline(spec, scenarios);
+  EXPECT_FALSE(choice.matched);
+  EXPECT_EQ(choice.index, 0u);
+  EXPECT_NE(format_scenario_list(spec, scenarios).find("no scenario matches"), std::string::npos);
+}
+
+TEST(MatrixOverrides, SetValuesBeforeParsing) {
+  json j = {{"name", "m"}, {"steps", {{"max", 100}}}, {"axes", {{"workers", {0}}}}};
+  j = apply_set_overrides(j, {"steps.max=20", "axes.workers=[0,2]", "device=cpu",
+                              "profile.enabled=true", "axes.batch.0=8"});
+  EXPECT_EQ(j["steps"]["max"], 20);
+  EXPECT_EQ(j["axes"]["workers"], json({0, 2}));
+  EXPECT_EQ(j["device"], "cpu");  // bare words are strings
+  EXPECT_EQ(j["profile"]["enabled"], true);
+  const auto spec = parse(j);
+  EXPECT_EQ(spec.defaults.stopping.max_steps, 20);
+  EXPECT_EQ(spec.workers, (std::vector<int>{0, 2}));
+  EXPECT_EQ(spec.batch, (std::vector<int>{8}));
+}
+
+TEST(MatrixOverrides, MalformedOverridesNameTheKey) {
+  const json j = {{"name", "m"}, {"seed", 1}};
+  try {
+    apply_set_overrides(j, {"steps.max"});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--set");
+    EXPECT_EQ(e.field(), "steps.max");
+  }
+  try {
+    apply_set_overrides(j, {"seed.value=3"});  // seed is a number, not an object
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--set");
+    EXPECT_EQ(e.field(), "seed.value");
+  }
+  EXPECT_THROW(apply_set_overrides(j, {"steps..max=3"}), InputError);
+}
+
+TEST(MatrixOverrides, LoadMatrixAppliesOverrides) {
+  const auto spec = load_matrix(kSource + "/scenarios/quick.json", full_catalog(), {"axes.workers=0"});
+  EXPECT_EQ(expand(spec).size(), 4u);
+}
+
+TEST(MatrixCatalog, EmptyCatalogSkipsNameValidation) {
+  const auto spec = parse({{"name", "m"}, {"model", "my_custom_net"}, {"dataset", "my_data"}},
+                          MatrixParseOptions{});
+  EXPECT_EQ(expand(spec)[0].model, "my_custom_net");
+  EXPECT_EQ(expand(spec)[0].dataset, "my_data");
+}
+
+TEST(MatrixFiles, QuickMatrixParses) {
+  const auto spec = load_repo_matrix("scenarios/quick.json");
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(spec.name, "quick");
+  EXPECT_EQ(scenarios.size(), 8u);
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "mlp@synthetic/fp32/w0/a1/b64");
+  for (const auto& s : scenarios) {
+    EXPECT_LE(s.stopping.max_steps, 400);
+    EXPECT_EQ(s.stopping.rounds, 8);
+    EXPECT_TRUE(s.stopping.interleave);
+  }
+}
+
+TEST(MatrixFiles, SeedMatrixParses) {
+  const auto spec = load_repo_matrix("scenarios/seed.json");
+  const auto scenarios = expand(spec);
+  EXPECT_EQ(spec.name, "seed");
+  EXPECT_FALSE(spec.description.empty());
+  EXPECT_EQ(scenarios.size(), 12u);
+  for (const auto& s : scenarios) {
+    EXPECT_EQ(s.model, "resnet");
+    EXPECT_EQ(s.dataset, "images");
+    EXPECT_EQ(s.effective_batch, 64);  // hold_effective_batch: accumulation 4 -> micro-batch 16
+    EXPECT_EQ(s.batch * s.accumulation, 64);
+    EXPECT_TRUE(s.profile.enabled);
+    EXPECT_TRUE(s.profile.kineto);
+    EXPECT_EQ(s.profile.window, 3);
+  }
+  EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "resnet@images/fp32/w0/a1/b64");
+}
+
+// scripts/validate_results.py checks any file against a schema; use it for the matrix schema too.
+bool have_python_jsonschema() {
+  return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0;
+}
+
+int validate_with_schema(const std::string& schema, const std::string& file) {
+  const std::string cmd = "python3 '" + kSource + "/scripts/validate_results.py' '" + schema + "' '" +
+                          file + "' >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(MatrixFiles, ShippedMatricesMatchTheMatrixSchema) {
+  if (!have_python_jsonschema()) GTEST_SKIP() << "python3 jsonschema module not available";
+  const std::string schema = kSource + "/schema/matrix.schema.json";
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/quick.json"), 0);
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/scenarios/seed.json"), 0);
+  EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/negative_workers.json"), 1);
+  // The schema carries the harness's ranges.
+  for (const char* fixture : {"steps_max_too_large", "warmup_too_large", "seed_above_int64", "workers_too_many",
+                              "batch_too_large", "delay_too_large", "time_budget_too_large"})
+    EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/" + fixture + ".json"), 1) << fixture;
+}
+
+// ------------------------------------------------------------------ listing (golden)
+
+TEST(MatrixListing, SeedMatrixTable) {
+  const auto spec = load_repo_matrix("scenarios/seed.json");
+  const std::string text = format_scenario_list(spec, expand(spec));
+  EXPECT_NE(text.find("* "), std::string::npos);
+  EXPECT_NE(text.find("scenarios: 12"), std::string::npos);
+  tb::test::expect_golden("matrix_list_seed.txt", text);
+}
+
+TEST(MatrixListing, QuickMatrixTable) {
+  const auto spec = load_repo_matrix("scenarios/quick.json");
+  tb::test::expect_golden("matrix_list_quick.txt", format_scenario_list(spec, expand(spec)));
+}
+
+// ------------------------------------------------------------------ bad inputs
+
+struct BadInput {
+  std::string fixture;  // tests/fixtures/matrices/<fixture>.json
+  std::string field;    // expected InputError::field()
+  std::string message;  // expected part of the message
+};
+
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.fixture; }
+
+class MatrixBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(MatrixBadInput, NamesFileAndField) {
+  const BadInput& bad = GetParam();
+  const std::string path = kSource + "/tests/fixtures/matrices/" + bad.fixture + ".json";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  try {
+    load_matrix(path, full_catalog(/*cuda=*/false));
+    FAIL() << "expected InputError for " << bad.fixture;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.field(), bad.field) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    if (!bad.field.empty()) {
+      EXPECT_NE(what.find(bad.field), std::string::npos) << what;
+    }
+    EXPECT_NE(what.find(bad.message), std::string::npos) << what;
+  }
+}
+
+const std::vector<BadInput> kBadInputs = {
+    BadInput{"malformed", "", "line 3"},
+    BadInput{"not_object", "", "must be a JSON object"},
+    BadInput{"missing_name", "name", "is required"},
+    BadInput{"unknown_key", "stepz", "unknown top-level key 'stepz' (allowed: $schema, name"},
+    BadInput{"unknown_axis", "axes.threads", "unknown axis 'threads'"},
+    BadInput{"unknown_precision", "axes.precision[1]", "unknown precision 'fp8' (allowed: fp32, tf32, amp_fp16, amp_bf16)"},
+    BadInput{"wrong_type_workers", "axes.workers", "must be an integer, got \"two\""},
+    BadInput{"wrong_type_seed", "seed", "must be an integer"},
+    BadInput{"wrong_type_hold", "hold_effective_batch", "must be true or false"},
+    BadInput{"zero_batch", "axes.batch[1]", "must be >= 1, got 0"},
+    BadInput{"negative_accumulation", "axes.accumulation", "must be >= 1, got -1"},
+    BadInput{"zero_steps", "steps.max", "must be >= 1, got 0"},
+    BadInput{"negative_workers", "axes.workers[1]", "must be >= 0, got -2"},
+    BadInput{"negative_warmup", "steps.warmup", "must be >= 0, got -1"},
+    BadInput{"min_greater_than_max", "steps.min", "must be <= steps.max, got min 50 > max 20"},
+    BadInput{"indivisible_effective_batch", "axes.batch/axes.accumulation",
+             "effective batch 64 is not divisible by accumulation 3"},
+    BadInput{"unknown_model", "axes.model[1]", "unknown model 'gpt5' (known: mlp, resnet, transformer)"},
+    BadInput{"unknown_dataset", "dataset", "unknown dataset 'imagenet'"},
+    BadInput{"missing_dataset_path", "dataset_options.path", "'/nonexistent/trainbench-images' does not exist"},
+    BadInput{"cuda_unavailable", "device", "CUDA requested but no GPU is available"},
+    BadInput{"empty_axis", "axes.precision", "must not be empty"},
+    BadInput{"exclude_unknown_key", "exclude[1].threads", "unknown axis 'threads'"},
+    BadInput{"exclude_everything", "exclude", "excludes every scenario"},
+    BadInput{"duplicate_axis_value", "axes.batch[2]", "duplicate value 32"},
+    BadInput{"unknown_optimizer", "optimizer.name", "unknown optimizer 'lamb' (allowed: adam, sgd)"},
+    BadInput{"negative_delay", "test_delay_ms", "must be >= 0"},
+    BadInput{"contention_unknown_key", "contention.steal",
+             "unknown contention key 'steal' (allowed: other_cpu_cores, steal_fraction)"},
+    BadInput{"contention_steal_above_one", "contention.steal_fraction", "must be <= 1, got 5"},
+    BadInput{"unknown_profile_key", "profile.windows", "unknown profile key 'windows'"},
+    BadInput{"baseline_unknown_key", "baseline.device", "unknown axis 'device'"},
+    BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"},
+    // Declared options of models and datasets (trainbench/matrix/option_spec.hpp).
+    BadInput{"model_option_typo", "model_options.hiden",
+             "unknown option of model 'mlp'; did you mean 'hidden'? (known: hidden, depth)"},
+    BadInput{"model_option_wrong_type", "model_options.depth", "must be an integer in [1, 1024], got \"2\""},
+    BadInput{"model_option_out_of_range", "model_options.hidden", "must be an integer in [1, 65536], got 0"},
+    BadInput{"model_option_not_for_every_model", "model_options.hidden", "unknown option of model 'resnet'"},
+    BadInput{"model_option_conflict", "model_options.d_model", "must be divisible by model_options.heads"},
+    BadInput{"dataset_option_typo", "dataset_options.sample",
+             "unknown option of dataset 'images' (the default dataset of model 'resnet'); did you mean 'samples'?"},
+    BadInput{"dataset_option_wrong_type", "dataset_options.shape[1]", "must be an integer >= 1, got \"32\""},
+    BadInput{"dataset_option_not_for_dataset", "dataset_options.image_size",
+             "unknown option of dataset 'tokens' (known: samples, seq_len, vocab)"},
+    BadInput{"dataset_option_conflict", "dataset_options.image_size", "must not exceed stored_size"},
+    // The profile block: conflicts are refused by `list`, not by every scenario of `run`.
+    BadInput{"profile_cupti_and_kineto", "profile.cupti", "cupti and kineto cannot both be on"},
+    BadInput{"profile_cupti_on_cpu", "profile.cupti", "needs a CUDA device, but the matrix runs on cpu"},
+    BadInput{"profile_zero_window", "profile.window", "must be >= 1, got 0"},
+    // The capacity section, as capacity_search.cpp and utilization_pass.cpp read it.
+    BadInput{"capacity_unknown_key", "capacity.max_batches",
+             "unknown option of the capacity section; did you mean 'max_batch'?"},
+    BadInput{"capacity_bad_value", "capacity.multiple_of", "must be an integer in [1, 2147483647], got 0"},
+    BadInput{"capacity_bad_memory_budget", "capacity.memory_budget", "must be a byte size"},
+    BadInput{"capacity_bad_target", "capacity.target", "unknown unit 'weeks'"},
+    BadInput{"capacity_start_above_max", "capacity.start", "exceeds capacity.max_batch (32)"},
+    BadInput{"capacity_batch_not_max", "capacity.batch", "must be one of \"max\", got 64"},
+    // Hostile input: values valid for the JSON grammar that would exhaust memory or time, or hide
+    // the file in the message (issue 9).
+    BadInput{"empty", "", "malformed JSON at line 1, column 1"},
+    BadInput{"truncated", "", "malformed JSON at line 4"},
+    BadInput{"number_out_of_range", "", "number 1e309 is out of range (a double holds at most about 1.8e308) (at line 3, column 20)"},
+    BadInput{"steps_max_too_large", "steps.max", "must be <= 1000000, got 2147483647"},
+    BadInput{"warmup_too_large", "steps.warmup", "must be <= 100000, got 1000000"},
+    BadInput{"time_budget_too_large", "steps.time_budget_s", "must be <= 604800, got 1000000000"},
+    BadInput{"delay_too_large", "test_delay_ms", "must be <= 60000, got 1e+300"},
+    BadInput{"seed_above_int64", "seed", "must be <= 9223372036854775807, got 18446744073709551615"},
+    BadInput{"seed_not_integer", "seed", "must be an integer, got 4.5"},
+    BadInput{"workers_too_many", "axes.workers[1]", "must be <= 1024, got 100000"},
+    BadInput{"batch_too_large", "axes.batch", "must be <= 1048576, got 2000000"},
+    BadInput{"zero_lr", "optimizer.lr", "must be > 0, got 0"},
+    BadInput{"long_value", "device", "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
+    BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });
+
+TEST(MatrixBadInputs, MissingFileNamesThePath) {
+  try {
+    load_matrix("/nonexistent/matrix.json", full_catalog());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/matrix.json");
+    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+}
+
+// Bad inputs too large to commit, or not files at all, made at test time in a temporary folder.
+struct MadeInput {
+  std::string name;
+  std::string text;     // the file's contents; empty: `name` is made a directory
+  std::string field;    // expected InputError::field()
+  std::string message;  // expected part of the message
+};
+
+std::string nested(std::size_t depth, const std::string& open, const std::string& inner, const std::string& close) {
+  std::string out;
+  out.reserve(depth * (open.size() + close.size()) + inner.size());
+  for (std::size_t i = 0; i < depth; ++i) out += open;
+  out += inner;
+  for (std::size_t i = 0; i < depth; ++i) out += close;
+  return out;
+}
+
+const std::vector<MadeInput>& made_inputs() {
+  static const std::vector<MadeInput> inputs = {
+      // 1,000,000 nested arrays crashed (SIGSEGV) in nlohmann's recursive copy and dump.
+      {"deep_batch", "{\"name\": \"m\", \"axes\": {\"batch\": " + nested(1'000'000, "[", "1", "]") + "}}", "",
+       "nested more than 64 levels deep (at line 1, column 95)"},
+      {"deep_model_options", "{\"name\": \"m\",\n\"model_options\": " + nested(100'000, "{\"a\": ", "1", "}") + "}", "",
+       "nested more than 64 levels deep (at line 2, column 396)"},
+      {"deep_unclosed", nested(1'000'000, "[", "", ""), "", "nested more than 64 levels deep"},
+      {"long_key", "{\"name\": \"m\", \"" + std::string(1'000'000, 'k') + "\": 1}", std::string(60, 'k') + "...",
+       "unknown top-level key"},
+      {"long_option_key", "{\"name\": \"m\", \"model_options\": {\"" + std::string(100'000, 'h') + "\": 1}}",
+       "model_options." + std::string(60, 'h') + "...", "unknown option of model 'mlp'"},
+      {"long_number", "{\"name\": \"m\", \"seed\": 1" + std::string(400, '0') + "}", "",
+       "number 1000000000000000000000000000000000000000... is out of range"},
+      {"long_string_error", "{\"name\": \"" + std::string(1'000'000, 'x') + "\n\"}", "", "malformed JSON at line 2"},
+      {"directory", "", "", "is a directory, not a matrix file"},
+  };
+  return inputs;
+}
+
+class MadeInputs : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() / ("tb-made-inputs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    for (const auto& m : made_inputs()) {
+      if (m.text.empty()) std::filesystem::create_directories(path(m));
+      else std::ofstream(path(m)) << m.text;
+    }
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string path(const MadeInput& m) { return (dir_ / (m.name + ".json")).string(); }
+  static std::filesystem::path dir_;
+};
+std::filesystem::path MadeInputs::dir_;
+
+TEST_F(MadeInputs, RefusedInProcessWithoutCrashing) {
+  for (const auto& m : made_inputs()) {
+    try {
+      load_matrix(path(m), full_catalog());
+      ADD_FAILURE() << m.name << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.file(), path(m)) << m.name;
+      EXPECT_EQ(e.field(), m.field) << m.name;
+      EXPECT_NE(what.find(m.message), std::string::npos) << m.name << ": " << what.substr(0, 500);
+    }
+  }
+}
+
+// Overrides from the command line meet the same limits as the file, named by --set and the key.
+const std::vector<std::pair<std::string, std::string>> kBadOverrides = {
+    {"axes.batch=" + nested(1'000'000, "[", "1", "]"), "nested more than 64 levels deep (at line 1, column 65)"},
+    {"model_options=" + nested(100'000, "{\"a\":", "1", "}"), "nested more than 64 levels deep"},
+    {"steps.max=1e309", "number 1e309 is out of range"},
+    {nested(100, "a.", "b", "") + "=1", "has more than 64 path segments"},
+    {"seed.value=3", "cannot set this path"},
+    {std::string(100'000, 'k'), "expected KEY=VALUE"},
+};
+
+TEST(MatrixOverrides, HostileOverridesAreRefusedWithTheKey) {
+  const json j = {{"name", "m"}, {"seed", 1}};
+  for (const auto& [item, message] : kBadOverrides) {
+    try {
+      apply_set_overrides(j, {item});
+      ADD_FAILURE() << item.substr(0, 80) << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "--set");
+      EXPECT_LE(e.field().size(), 63u);
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << std::string(e.what()).substr(0, 500);
+    }
+  }
+}
+
+TEST_F(MadeInputs, NoMessageLeaksInternalsOrRunsLong) {
+  // Every message of the bad-input corpus: the fixtures, the made files and the overrides.
+  std::vector<std::pair<std::string, std::string>> messages;  // (file part, whole message)
+  const auto collect = [&](const std::function<void()>& load) {
+    try {
+      load();
+      ADD_FAILURE() << "a bad input was accepted";
+    } catch (const InputError& e) {
+      messages.emplace_back(e.file(), e.what());
+    }
+  };
+  for (const auto& bad : kBadInputs)
+    collect([&] { load_matrix(kSource + "/tests/fixtures/matrices/" + bad.fixture + ".json", full_catalog()); });
+  for (const auto& m : made_inputs()) collect([&] { load_matrix(path(m), full_catalog()); });
+  // No structured binding here: clang 14 cannot capture one in a lambda.
+  for (const auto& bad : kBadOverrides)
+    collect([&] { apply_set_overrides({{"name", "m"}, {"seed", 1}}, {bad.first}); });
+  ASSERT_EQ(messages.size(), kBadInputs.size() + made_inputs().size() + kBadOverrides.size());
+  for (const auto& [file, what] : messages) {
+    const std::string shown = what.substr(0, 500);
+    for (const char* internal : {"json.exception", "basic_filebuf", "std::", "what()"})
+      EXPECT_EQ(what.find(internal), std::string::npos) << shown;
+    EXPECT_LE(what.size() - file.size(), 400u) << shown;
+  }
+}
+
+TEST(MatrixBadInputs, UnknownKeysSuggestTheClosestName) {
+  const auto message = [](const json& j) {
+    try {
+      parse(j);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"name", "m"}, {"stepz", {{"max", 3}}}}).find("; did you mean 'steps'?"), std::string::npos);
+  EXPECT_NE(message({{"name", "m"}, {"profile", {{"kinteo", true}}}}).find("did you mean 'kineto'?"), std::string::npos);
+  EXPECT_EQ(message({{"name", "m"}, {"zzzzzz", 1}}).find("did you mean"), std::string::npos);
+}
+
+TEST(MatrixOptions, ShippedMatricesPassTheOptionChecks) {
+  for (const char* file : {"scenarios/quick.json", "scenarios/seed.json", "scenarios/capacity.json"}) {
+    EXPECT_NO_THROW(load_repo_matrix(file)) << file;
+  }
+  EXPECT_NO_THROW(load_repo_matrix("scenarios/gpu-profile.json", full_catalog(/*cuda=*/true)));
+}
+
+TEST(MatrixOptions, DatasetOptionsSeeTheModelsDefaults) {
+  // resnet's images get image_size 64 from the model; stored_size 48 is then too small.
+  EXPECT_THROW(parse({{"name", "m"}, {"model", "resnet"}, {"dataset_options", {{"stored_size", 48}}}}), InputError);
+  EXPECT_NO_THROW(parse({{"name", "m"}, {"model", "resnet"},
+                         {"dataset_options", {{"stored_size", 48}, {"image_size", 32}}}}));
+}
+
+TEST(MatrixOptions, ModelsWithoutDeclarationsPassThrough) {
+  auto o = full_catalog();
+  o.known_models.push_back("custom");
+  const auto spec = parse({{"name", "m"}, {"model", "custom"}, {"model_options", {{"anything", 1}}}}, o);
+  EXPECT_EQ(spec.defaults.model_options["anything"], 1);
+}
+
+TEST(MatrixOptions, DisabledProfileIsStillChecked) {
+  // `run --profile` turns a disabled block on, so its conflicts are refused either way.
+  EXPECT_THROW(parse({{"name", "m"}, {"profile", {{"enabled", false}, {"cupti", true}, {"kineto", true}}}}),
+               InputError);
+  EXPECT_NO_THROW(parse({{"name", "m"}, {"device", "cuda"}, {"profile", {{"enabled", true}, {"cupti", true}}}},
+                        full_catalog(/*cuda=*/true)));
+}
+
+TEST(MatrixBadInputs, EveryFixtureIsCovered) {
+  // A fixture without a test case is a bad input nobody checks.
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/tests/fixtures/matrices")) {
+    const std::string stem = entry.path().stem().string();
+    const bool covered = std::any_of(kBadInputs.begin(), kBadInputs.end(),
+                                     [&](const BadInput& b) { return b.fixture == stem; });
+    EXPECT_TRUE(covered) << entry.path() << " has no case in kBadInputs";
+  }
+}
+
+}  // namespace
+}  // namespace tb

@@ -1,0 +1,328 @@
+#include <trainbench/measure/comparison.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <trainbench/support/error.hpp>
+#include "tests/helpers/synthetic_runs.hpp"
+
+namespace {
+
+using namespace tb;
+using tb::testing::jittered;
+using tb::testing::loss_curve;
+using tb::testing::make_run;
+using tb::testing::make_scenario;
+
+RunResult mixed_precision_run() {
+  return make_run(
+      "run-a",
+      {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1), loss_curve(50, 0.5)),
+       make_scenario("mlp", Precision::tf32, 32, jittered(0.008, 0.01, 40, 2), loss_curve(45, 0.5)),
+       // Same speed, but its loss plateaus 20% higher: reduced precision hurt training.
+       make_scenario("mlp", Precision::amp_bf16, 32, jittered(0.010, 0.01, 40, 3), loss_curve(50, 0.6)),
+       tb::testing::failed_scenario("mlp", Precision::amp_fp16, 32, ScenarioStatus::skipped,
+                                    "amp_fp16 needs a GPU")});
+}
+
+TEST(AnnotateRun, ComparesEveryOkScenarioWithTheBaseline) {
+  auto run = mixed_precision_run();
+  annotate_run(run);
+  const auto& base = run.scenarios[0].extra.at("comparison");
+  EXPECT_EQ(base.at("verdict"), "baseline");
+  EXPECT_EQ(base.at("baseline_id"), "mlp/fp32/w0/a1/b32");
+  EXPECT_DOUBLE_EQ(base.at("speedup").get<double>(), 1.0);
+
+  const auto& tf32 = run.scenarios[1].extra.at("comparison");
+  EXPECT_EQ(tf32.at("verdict"), "faster");
+  EXPECT_NEAR(tf32.at("speedup").get<double>(), 1.25, 0.02);
+  EXPECT_LE(tf32.at("ci_low").get<double>(), tf32.at("speedup").get<double>());
+  EXPECT_GE(tf32.at("ci_high").get<double>(), tf32.at("speedup").get<double>());
+
+  EXPECT_EQ(run.scenarios[2].extra.at("comparison").at("verdict"), "same");
+  EXPECT_FALSE(run.scenarios[3].extra.contains("comparison"));  // skipped
+}
+
+TEST(AnnotateRun, LossParityFlagsADriftedCurve) {
+  auto run = mixed_precision_run();
+  annotate_run(run);
+  EXPECT_FALSE(run.scenarios[0].extra.contains("loss_parity"));  // fp32 is the reference
+  const auto& tf32 = run.scenarios[1].extra.at("loss_parity");
+  EXPECT_EQ(tf32.at("reference_id"), "mlp/fp32/w0/a1/b32");
+  EXPECT_TRUE(tf32.at("ok").get<bool>());
+  EXPECT_EQ(tf32.at("steps_compared").get<int>(), 45);  // common prefix of 45 and 50 steps
+  EXPECT_NEAR(tf32.at("rel_drift").get<double>(), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(tf32.at("tolerance").get<double>(), 0.05);
+
+  const auto& bf16 = run.scenarios[2].extra.at("loss_parity");
+  EXPECT_FALSE(bf16.at("ok").get<bool>());
+  EXPECT_GT(bf16.at("rel_drift").get<double>(), 0.1);
+
+  AnnotateOptions loose;
+  loose.loss_tolerance = 0.5;
+  auto again = mixed_precision_run();
+  annotate_run(again, loose);
+  EXPECT_TRUE(again.scenarios[2].extra.at("loss_parity").at("ok").get<bool>());
+}
+
+TEST(AnnotateRun, NonFiniteLossIsNeverOk) {
+  auto run = mixed_precision_run();
+  run.scenarios[1].loss_curve.back() = std::nan("");
+  annotate_run(run);
+  EXPECT_FALSE(run.scenarios[1].extra.at("loss_parity").at("ok").get<bool>());
+  // Still valid JSON with a finite number.
+  EXPECT_TRUE(run.scenarios[1].extra.at("loss_parity").at("rel_drift").is_number_float());
+}
+
+TEST(AnnotateRun, SummaryCountsAndGeomean) {
+  auto run = mixed_precision_run();
+  run.scenarios.push_back(tb::testing::failed_scenario("cnn", Precision::fp32, 8,
+                                                       ScenarioStatus::oom, "out of memory"));
+  annotate_run(run);
+  const auto& s = run.extra.at("summary");
+  EXPECT_EQ(s.at("ok"), 3);
+  EXPECT_EQ(s.at("skipped"), 1);
+  EXPECT_EQ(s.at("oom"), 1);
+  EXPECT_EQ(s.at("failed"), 0);
+  EXPECT_EQ(s.at("compared"), 2);
+  // Geomean of ~1.25 and ~1.0.
+  EXPECT_NEAR(s.at("geomean_speedup").get<double>(), std::sqrt(1.25), 0.02);
+  EXPECT_LT(s.at("geomean_ci_low").get<double>(), s.at("geomean_speedup").get<double>());
+  EXPECT_GT(s.at("geomean_ci_high").get<double>(), s.at("geomean_speedup").get<double>());
+}
+
+TEST(AnnotateRun, DifferentBatchSizesCompareByThroughput) {
+  auto run = make_run("run-b",
+                      {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
+                       make_scenario("mlp", Precision::fp32, 64, jittered(0.016, 0.01, 40, 2))});
+  annotate_run(run);
+  // 32 samples per 10 ms vs 64 samples per 16 ms: 1.25x the throughput.
+  EXPECT_NEAR(run.scenarios[1].extra.at("comparison").at("speedup").get<double>(), 1.25, 0.02);
+}
+
+TEST(AnnotateRun, BaselineOverrideAndMissingBaseline) {
+  auto run = mixed_precision_run();
+  AnnotateOptions o;
+  o.baseline_id = "mlp/tf32/w0/a1/b32";
+  annotate_run(run, o);
+  EXPECT_EQ(run.scenarios[1].extra.at("comparison").at("verdict"), "baseline");
+  EXPECT_EQ(run.scenarios[0].extra.at("comparison").at("verdict"), "slower");
+
+  auto none = mixed_precision_run();
+  none.baseline_id = "no/such/scenario";
+  annotate_run(none);
+  EXPECT_FALSE(none.scenarios[1].extra.contains("comparison"));
+  EXPECT_FALSE(none.extra.contains("summary"));
+  EXPECT_TRUE(none.scenarios[2].extra.contains("loss_parity"));  // needs no baseline
+
+  auto alone = make_run("alone", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
+  annotate_run(alone);
+  EXPECT_EQ(alone.extra.at("summary").at("compared"), 0);
+  EXPECT_DOUBLE_EQ(alone.extra.at("summary").at("geomean_speedup").get<double>(), 1.0);
+}
+
+TEST(StepTimeSpeedup, FallsBackToDistributionsWithoutSamples) {
+  auto a = make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1));
+  auto b = make_scenario("mlp", Precision::fp32, 32, jittered(0.005, 0.01, 40, 2));
+  a.step_times_s.clear();
+  b.step_times_s.clear();
+  const auto r = step_time_speedup(a, b);
+  EXPECT_NEAR(r.ratio, 2.0, 0.05);
+  EXPECT_LE(r.low, r.ratio);
+  EXPECT_GE(r.high, r.ratio);
+}
+
+TEST(CompareRuns, MatchesByKeyAndListsUnmatched) {
+  const auto old_run = make_run(
+      "old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
+              make_scenario("mlp", Precision::fp32, 64, jittered(0.020, 0.01, 40, 2)),
+              make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 40, 3))});
+  const auto new_run = make_run(
+      "new", {make_scenario("mlp", Precision::fp32, 64, jittered(0.022, 0.01, 40, 4)),
+              make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 5)),
+              make_scenario("gpt", Precision::fp32, 8, jittered(0.050, 0.01, 40, 6))});
+  const auto c = compare_runs(old_run, new_run);
+  ASSERT_EQ(c.scenarios.size(), 2u);
+  EXPECT_EQ(c.scenarios[0].id, "mlp/fp32/w0/a1/b64");  // the new run's order
+  EXPECT_EQ(c.scenarios[0].verdict, stats::Verdict::slower);
+  EXPECT_NEAR(c.scenarios[0].change_pct, 10.0, 1.0);
+  EXPECT_EQ(c.scenarios[1].verdict, stats::Verdict::same);
+  EXPECT_EQ(c.only_in_old, std::vector<std::string>{"cnn/fp32/w0/a1/b32"});
+  EXPECT_EQ(c.only_in_new, std::vector<std::string>{"gpt/fp32/w0/a1/b8"});
+  EXPECT_FALSE(c.regression);  // no gate requested
+  ASSERT_TRUE(c.geomean_speedup.has_value());
+  const auto j = nlohmann::json(c);
+  EXPECT_EQ(j.at("scenarios").size(), 2u);
+  EXPECT_EQ(j.at("scenarios")[0].at("verdict"), "slower");
+}
+
+TEST(CompareRuns, NonOkScenariosAreMatchedButNotCompared) {
+  const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
+  const auto new_run = make_run("new", {tb::testing::failed_scenario("mlp", Precision::fp32, 32,
+                                                                     ScenarioStatus::failed, "boom")});
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  const auto c = compare_runs(old_run, new_run, o);
+  ASSERT_EQ(c.scenarios.size(), 1u);
+  EXPECT_FALSE(c.scenarios[0].compared);
+  EXPECT_EQ(c.scenarios[0].new_status, ScenarioStatus::failed);
+  EXPECT_FALSE(c.geomean_speedup.has_value());
+}
+
+TEST(CompareRuns, RefusesDifferentHardwareUnlessAllowed) {
+  const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
+  const auto new_run = make_run("new", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 2))},
+                                "Other CPU 1");
+  try {
+    compare_runs(old_run, new_run);
+    FAIL() << "expected EnvironmentMismatch";
+  } catch (const EnvironmentMismatch& e) {
+    ASSERT_EQ(e.differences().size(), 1u);
+    EXPECT_EQ(e.differences()[0], "cpu.model: 'Test CPU 9000' vs 'Other CPU 1'");
+    EXPECT_NE(std::string(e.what()).find("--allow-env-mismatch"), std::string::npos);
+  }
+  CompareOptions o;
+  o.allow_env_mismatch = true;
+  const auto c = compare_runs(old_run, new_run, o);
+  EXPECT_EQ(c.environment_differences.size(), 1u);
+  EXPECT_EQ(c.scenarios.size(), 1u);
+}
+
+TEST(EnvironmentDifferences, GpuShapesAndMissingKeys) {
+  const nlohmann::json array_form = {{"device", "cuda"},
+                                     {"gpu", {{{"index", 0}, {"name", "NVIDIA H200"}}}}};
+  const nlohmann::json object_form = {{"device", "cuda"}, {"gpu", {{"name", "NVIDIA H200"}, {"count", 1}}}};
+  EXPECT_TRUE(environment_differences(array_form, object_form).empty());
+  const nlohmann::json two = {{"device", "cuda"}, {"gpu", {{"name", "NVIDIA H200"}, {"count", 2}}}};
+  const auto d = environment_differences(object_form, two);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], "gpu: [NVIDIA H200] vs [NVIDIA H200, NVIDIA H200]");
+  EXPECT_TRUE(environment_differences(nlohmann::json::object(), nlohmann::json::object()).empty());
+  EXPECT_EQ(environment_differences(nlohmann::json::object(), {{"device", "cpu"}}).size(), 1u);
+}
+
+TEST(RegressionGate, PlantedSlowdownBeyondNoiseFails) {
+  const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1))});
+  const auto new_run = make_run("new", {make_scenario("mlp", Precision::fp32, 32, jittered(0.011, 0.01, 40, 2))});
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  auto c = compare_runs(old_run, new_run, o);
+  EXPECT_TRUE(c.regression);
+  EXPECT_TRUE(c.scenarios[0].regression);
+  EXPECT_DOUBLE_EQ(c.scenarios[0].gate_pct, 5.0);
+
+  o.fail_on_regression_pct = 15;  // a 10% slowdown is within a 15% budget
+  EXPECT_FALSE(compare_runs(old_run, new_run, o).regression);
+
+  o.fail_on_regression_pct = 5;  // an A/A floor of 12% means 10% is within noise
+  o.noise.entries.push_back({"mlp/fp32/w0/a1/b32", scenario_key(new_run.scenarios[0].params), 12.0, 3.0});
+  c = compare_runs(old_run, new_run, o);
+  EXPECT_FALSE(c.regression);
+  EXPECT_DOUBLE_EQ(c.scenarios[0].gate_pct, 12.0);
+}
+
+// The two sides of an A/B session (`trainbench ab`): each round's drift (here +-25%) hits OLD and
+// NEW alike. Paired by round, a 10% slowdown stands out and an A/A pair is "same"; the same
+// numbers compared as two independent runs drown in the drift.
+TEST(CompareRuns, AbSessionSidesArePairedByRound) {
+  const std::vector<double> drift = {1.00, 1.25, 0.80, 1.10, 0.90, 1.20, 0.85, 1.05};
+  auto medians = [&](double base) {
+    std::vector<double> m;
+    for (double d : drift) m.push_back(base * d);
+    return m;
+  };
+  auto side = [&](const std::string& id, const std::string& which, double base, std::uint64_t seed) {
+    RunResult r = make_run(id, {tb::testing::make_segmented_scenario("mlp", Precision::fp32, 32,
+                                                                     medians(base), 10, 0.01, seed)});
+    r.extra["ab_session"] = {{"id", "ab-1"}, {"side", which}};
+    return r;
+  };
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  const RunResult old_run = side("ab-1-old", "old", 0.010, 1);
+
+  const auto slow = compare_runs(old_run, side("ab-1-new", "new", 0.011, 50), o);
+  EXPECT_TRUE(slow.paired);
+  EXPECT_EQ(slow.ab_session, "ab-1");
+  EXPECT_TRUE(slow.scenarios[0].regression);
+  EXPECT_NEAR(slow.scenarios[0].change_pct, 10.0, 1.5);
+
+  const auto same = compare_runs(old_run, side("ab-1-new", "new", 0.010, 50), o);
+  EXPECT_FALSE(same.regression);
+  EXPECT_EQ(same.scenarios[0].verdict, stats::Verdict::same);
+
+  // Not one session (different ids, or both "old"): unpaired, and the drift swamps the 10%.
+  RunResult other = side("ab-2-new", "new", 0.011, 50);
+  other.extra["ab_session"]["id"] = "ab-2";
+  const auto unpaired = compare_runs(old_run, other, o);
+  EXPECT_FALSE(unpaired.paired);
+  EXPECT_FALSE(unpaired.regression);
+  EXPECT_EQ(unpaired.scenarios[0].verdict, stats::Verdict::noisy);
+  RunResult both_old = side("ab-1-new", "old", 0.011, 50);
+  EXPECT_EQ(ab_session_of(old_run, both_old), "");
+  EXPECT_EQ(nlohmann::json(slow).at("paired"), true);
+}
+
+TEST(RegressionGate, NoisySlowdownDoesNotFail) {
+  // Medians 10% apart but 30% noise on 6 samples: the interval reaches past 1.
+  const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.3, 6, 1))});
+  const auto new_run = make_run("new", {make_scenario("mlp", Precision::fp32, 32, jittered(0.011, 0.3, 6, 2))});
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  const auto c = compare_runs(old_run, new_run, o);
+  EXPECT_EQ(c.scenarios[0].verdict, stats::Verdict::noisy);
+  EXPECT_FALSE(c.regression);
+}
+
+TEST(NoiseFloor, RoundTripAndBadFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / "tb_test_noise_floor";
+  std::filesystem::remove_all(dir);
+  const auto a = make_run("a", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.02, 30, 1))});
+  const auto b = make_run("b", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.02, 30, 2))});
+  const auto floor = make_noise_floor(compare_runs(a, b));
+  ASSERT_EQ(floor.entries.size(), 1u);
+  EXPECT_LT(floor.entries[0].abs_change_pct, 2.0);
+  EXPECT_GT(floor.entries[0].interval_width_pct, 0.0);
+  const std::string path = (dir / "noise.json").string();
+  save_noise_floor(floor, path);
+  const auto loaded = load_noise_floor(path);
+  ASSERT_EQ(loaded.entries.size(), 1u);
+  EXPECT_EQ(loaded.entries[0].id, "mlp/fp32/w0/a1/b32");
+  EXPECT_DOUBLE_EQ(loaded.entries[0].abs_change_pct, floor.entries[0].abs_change_pct);
+  EXPECT_NE(loaded.find(scenario_key(a.scenarios[0].params)), nullptr);
+
+  std::ofstream(dir / "bad.json") << R"({"kind": "trainbench-noise-floor", "scenarios": [{"key": {}}]})";
+  try {
+    load_noise_floor((dir / "bad.json").string());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "scenarios[0].abs_change_pct");
+  }
+  std::ofstream(dir / "other.json") << "{}";
+  EXPECT_THROW(load_noise_floor((dir / "other.json").string()), InputError);
+  EXPECT_THROW(load_noise_floor((dir / "missing.json").string()), InputError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// The sections annotate_run writes must satisfy schema/results.schema.json.
+TEST(AnnotateRun, AnnotatedResultsMatchTheSchema) {
+  if (std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3 with the jsonschema module is not available";
+  const auto path = std::filesystem::temp_directory_path() / "tb_test_annotated_results.json";
+  auto run = mixed_precision_run();
+  annotate_run(run);
+  save_results(run, path.string());
+  const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
+                          TB_SOURCE_DIR + "/schema/results.schema.json " + path.string();
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::filesystem::remove(path);
+}
+
+}  // namespace

@@ -1,0 +1,54 @@
+// The gbench export is read by google/benchmark's own tools/compare.py (Debian:
+// libbenchmark-tools, /usr/share/benchmark/compare.py). Needs a python with numpy and scipy:
+// $TB_PYTHON, python3, or the trainbench venv; skipped when none has them.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <trainbench/reporters/gbench_reporter.hpp>
+#include "tests/reporters/test_reporters_support.hpp"
+
+namespace tb {
+namespace {
+
+constexpr const char* kComparePy = "/usr/share/benchmark/compare.py";
+
+std::string python_with_scipy() {
+  std::vector<std::string> candidates;
+  if (const char* p = std::getenv("TB_PYTHON")) candidates.emplace_back(p);
+  candidates.emplace_back("python3");
+  if (const char* home = std::getenv("HOME"))
+    candidates.push_back(std::string(home) + "/.cache/trainbench/venv/bin/python");
+  for (const auto& py : candidates)
+    if (test::run_command(py + " -c 'import numpy, scipy' >/dev/null").exit_code == 0) return py;
+  return "";
+}
+
+TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
+  if (!std::filesystem::exists(kComparePy)) GTEST_SKIP() << kComparePy << " not installed";
+  const std::string python = python_with_scipy();
+  if (python.empty()) GTEST_SKIP() << "no python with numpy and scipy (compare.py needs them)";
+
+  const auto dir = test::scratch_dir("gbench_compare");
+  auto base = GbenchReporter::to_gbench_json(test::fixture_run());
+  auto slower = base;
+  for (auto& b : slower.at("benchmarks")) {
+    b["real_time"] = b.at("real_time").get<double>() * 1.1;
+    b["cpu_time"] = b.at("cpu_time").get<double>() * 1.1;
+  }
+  std::ofstream(dir / "a.json") << base.dump(2);
+  std::ofstream(dir / "b.json") << slower.dump(2);
+
+  const auto res = test::run_command(python + " " + kComparePy + " --no-color benchmarks " +
+                                     (dir / "a.json").string() + " " + (dir / "b.json").string());
+  ASSERT_EQ(res.exit_code, 0) << res.output;
+  for (const auto& b : base.at("benchmarks"))
+    EXPECT_NE(res.output.find(b.at("name").get<std::string>()), std::string::npos)
+        << b.at("name") << " missing from:\n" << res.output;
+  EXPECT_NE(res.output.find("+0.1000"), std::string::npos) << "10% slower not reported:\n" << res.output;
+}
+
+}  // namespace
+}  // namespace tb

@@ -1,0 +1,294 @@
+#include <trainbench/results/history.hpp>
+
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include <trainbench/cli/commands.hpp>
+#include <trainbench/runner/run_id.hpp>
+#include <trainbench/support/error.hpp>
+#include "tests/helpers/golden_file.hpp"
+#include "tests/helpers/synthetic_runs.hpp"
+#include "tests/helpers/tmpfs_mount.hpp"
+
+namespace {
+
+using namespace tb;
+using tb::cli::cmd_history;
+using tb::testing::jittered;
+using tb::testing::make_run;
+using tb::testing::make_scenario;
+
+class HistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tb_test_history_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    umount2((dir_ / "ro").c_str(), MNT_DETACH);  // left mounted by a crashed earlier run
+    std::filesystem::remove_all(dir_);
+    db_ = (dir_ / "sub" / "history.sqlite").string();  // directory is created on open
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Three runs a day apart; the middle one is 20% slower and has an oom scenario.
+  void record_three(History& h) {
+    h.record(make_run("r1", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1)),
+                             make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 20, 2))},
+                      "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
+             "results/r1");
+    auto r2 = make_run("r2", {make_scenario("mlp", Precision::fp32, 32, jittered(0.012, 0.01, 20, 3)),
+                              tb::testing::failed_scenario("cnn", Precision::fp32, 32,
+                                                           ScenarioStatus::oom, "oom")},
+                       "Test CPU 9000", "2026-01-02T00:00:00Z", "bbbb2222");
+    r2.scenarios[0].memory.peak_rss_bytes = 12345;
+    h.record(r2, "results/r2");
+    h.record(make_run("r3", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 5))},
+                      "Test CPU 9000", "2026-01-03T00:00:00Z", "cccc3333"),
+             "results/r3");
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+TEST_F(HistoryTest, RecordAndListNewestFirst) {
+  History h(db_);
+  record_three(h);
+  const auto runs = h.runs();
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].run_id, "r3");
+  EXPECT_EQ(runs[2].run_id, "r1");
+  EXPECT_EQ(runs[1].git_revision, "bbbb2222");
+  EXPECT_EQ(runs[1].results_path, "results/r2");
+  EXPECT_EQ(runs[1].matrix, "synthetic");
+  EXPECT_EQ(runs[1].scenarios, 2);
+  EXPECT_EQ(runs[1].ok, 1);
+  EXPECT_EQ(h.runs(2).size(), 2u);
+}
+
+TEST_F(HistoryTest, FindByIdLastAndRevisionPrefix) {
+  History h(db_);
+  record_three(h);
+  const auto r2 = h.find("r2");
+  ASSERT_TRUE(r2.has_value());
+  EXPECT_EQ(r2->run_id, "r2");
+  ASSERT_EQ(r2->scenarios.size(), 2u);
+  EXPECT_EQ(r2->scenarios[1].status, ScenarioStatus::oom);
+  EXPECT_EQ(r2->scenarios[0].step_times_s.size(), 20u);  // full results JSON is stored
+
+  EXPECT_EQ(h.find("last")->run_id, "r3");
+  EXPECT_EQ(h.find("aaaa1")->run_id, "r1");
+  EXPECT_FALSE(h.find("ffff").has_value());
+  EXPECT_FALSE(h.find("no-such-run").has_value());
+  EXPECT_FALSE(h.find("aa").has_value());  // too short to be a revision
+
+  EXPECT_EQ(h.find_before("r3")->run_id, "r2");
+  EXPECT_EQ(h.find_before("r2")->run_id, "r1");
+  EXPECT_FALSE(h.find_before("r1").has_value());
+  EXPECT_FALSE(h.find_before("nope").has_value());
+}
+
+TEST_F(HistoryTest, ReRecordingReplacesAndSurvivesReopen) {
+  {
+    History h(db_);
+    record_three(h);
+    h.record(make_run("r1", {make_scenario("mlp", Precision::fp32, 32, jittered(0.020, 0.01, 20, 9))},
+                      "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
+             "results/r1-again");
+  }
+  History h(db_);
+  const auto runs = h.runs();
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[2].run_id, "r1");
+  EXPECT_EQ(runs[2].results_path, "results/r1-again");
+  EXPECT_EQ(runs[2].scenarios, 1);
+  EXPECT_NEAR(h.find("r1")->scenarios[0].step_time_s.median, 0.020, 0.001);
+}
+
+TEST_F(HistoryTest, TrendOfOneScenarioOldestFirst) {
+  History h(db_);
+  record_three(h);
+  const auto t = h.trend("mlp/fp32/w0/a1/b32");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].run_id, "r1");
+  EXPECT_EQ(t[2].run_id, "r3");
+  EXPECT_NEAR(t[1].median_s, 0.012, 0.0005);
+  EXPECT_LE(t[1].ci_low, t[1].median_s);
+  EXPECT_GE(t[1].ci_high, t[1].median_s);
+  EXPECT_NEAR(t[1].samples_per_s, 32 / 0.012, 50);
+  EXPECT_EQ(t[1].peak_bytes, 12345);
+  EXPECT_EQ(t[1].git_revision, "bbbb2222");
+
+  const auto newest2 = h.trend("mlp/fp32/w0/a1/b32", 2);
+  ASSERT_EQ(newest2.size(), 2u);
+  EXPECT_EQ(newest2[0].run_id, "r2");
+
+  const auto cnn = h.trend("cnn/fp32/w0/a1/b32");
+  ASSERT_EQ(cnn.size(), 2u);
+  EXPECT_EQ(cnn[1].status, "oom");
+  EXPECT_TRUE(h.trend("nothing").empty());
+}
+
+TEST_F(HistoryTest, RunWithoutStartTimeGetsRecordingTime) {
+  History h(db_);
+  auto run = make_run("no-time", {});
+  run.environment.erase("started_at");
+  h.record(run, "x");
+  EXPECT_EQ(h.runs()[0].started_at.size(), 20u);  // 2026-01-01T00:00:00Z
+  run.run_id = "";
+  EXPECT_THROW(h.record(run, "x"), InputError);
+}
+
+TEST_F(HistoryTest, NotADatabaseIsAnInputError) {
+  std::filesystem::create_directories(dir_);
+  const auto bogus = dir_ / "bogus.sqlite";
+  std::ofstream(bogus) << "this is not an sqlite database, just some text long enough to matter";
+  EXPECT_THROW(History{bogus.string()}, InputError);
+}
+
+TEST_F(HistoryTest, HistoryCommandListsRunsAndTrend) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_}, out, err), 0) << err.str();
+  const std::string list = out.str();
+  EXPECT_NE(list.find("run_id"), std::string::npos);
+  EXPECT_LT(list.find("r3"), list.find("r1"));  // newest first
+  EXPECT_NE(list.find("1/2"), std::string::npos);  // r2: one of two ok
+
+  out.str("");
+  ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
+  const std::string trend = out.str();
+  EXPECT_NE(trend.find("12.0"), std::string::npos);  // r2's median in ms
+  // Sparkline: r1 and r3 are the fastest (lowest level), r2 the slowest (highest level).
+  EXPECT_NE(trend.find("higher = slower, x = not ok): _#_\n"), std::string::npos) << trend;
+
+  out.str("");
+  ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "cnn/fp32/w0/a1/b32"}, out, err), 0);
+  EXPECT_NE(out.str().find("): =x\n"), std::string::npos) << out.str();
+
+  out.str("");
+  ASSERT_EQ(cmd_history({"--db", db_, "--limit", "1"}, out, err), 0);
+  EXPECT_EQ(out.str().find("r1"), std::string::npos);
+}
+
+TEST_F(HistoryTest, HistoryCommandOutputMatchesGolden) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_}, out, err), 0) << err.str();
+  out << "----\n";
+  ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
+  tb::test::expect_golden("history_output.txt", out.str());
+}
+
+TEST_F(HistoryTest, HistoryCommandRecordsAndRejectsBadInput) {
+  std::filesystem::create_directories(dir_);
+  const auto results = (dir_ / "run" / "results.json").string();
+  save_results(make_run("from-file", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 10, 1))}),
+               results);
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--record", (dir_ / "run").string()}, out, err), 0) << err.str();
+  EXPECT_EQ(History(db_).find("last")->run_id, "from-file");
+
+  EXPECT_EQ(cmd_history({"--db", db_, "--bogus"}, out, err), 2);
+  EXPECT_EQ(cmd_history({"--db", db_, "--limit", "zero"}, out, err), 2);
+  EXPECT_EQ(cmd_history({"--db", db_, "--scenario", "nope"}, out, err), 2);
+  EXPECT_NE(err.str().find("nope"), std::string::npos);
+  EXPECT_EQ(cmd_history({"--db", (dir_ / "missing.sqlite").string()}, out, err), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "missing.sqlite"));  // listing never creates one
+  out.str("");
+  EXPECT_EQ(cmd_history({"--help"}, out, err), 0);
+  EXPECT_NE(out.str().find("usage: trainbench history"), std::string::npos);
+}
+
+// The run the i-th writer records: ids as make_run_id makes them, all in the same second.
+RunResult writer_run(int i) {
+  const auto same_second = std::chrono::system_clock::time_point(std::chrono::seconds(1796282100));
+  std::vector<ScenarioResult> scenarios;
+  for (int batch : {16, 32, 64})
+    scenarios.push_back(make_scenario("mlp", Precision::fp32, batch, jittered(0.01 * (i + 1), 0.01, 20, i)));
+  return make_run(make_run_id("quick", same_second, 1000 + i, static_cast<std::uint16_t>(i)),
+                  std::move(scenarios), "Test CPU 9000", "2026-12-03T07:15:00Z");
+}
+
+// Concurrent runs on one database: eight processes create it and record their runs at the same
+// moment; every run lands whole and none replaces another.
+TEST_F(HistoryTest, ParallelProcessesAllLand) {
+  constexpr int kWriters = 8;
+  int start[2];
+  ASSERT_EQ(pipe(start), 0);
+  std::vector<pid_t> children;
+  for (int i = 0; i < kWriters; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(start[1]);
+      char go;
+      const bool started = read(start[0], &go, 1) == 0;  // EOF: every writer released at once
+      int rc = started ? 0 : 3;
+      try {
+        History history(db_);  // none exists yet: created concurrently too
+        history.record(writer_run(i), "results/writer-" + std::to_string(i));
+      } catch (const std::exception& e) {
+        fprintf(stderr, "writer %d: %s\n", i, e.what());
+        rc = 1;
+      }
+      _exit(rc);
+    }
+    children.push_back(pid);
+  }
+  close(start[0]);
+  close(start[1]);  // releases the writers
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer failed, status " << status;
+  }
+
+  History history(db_);
+  const auto runs = history.runs();
+  ASSERT_EQ(runs.size(), static_cast<std::size_t>(kWriters));
+  std::set<std::string> ids;
+  for (const auto& r : runs) {
+    ids.insert(r.run_id);
+    EXPECT_EQ(r.scenarios, 3) << r.run_id;
+    EXPECT_EQ(r.ok, 3) << r.run_id;
+  }
+  for (int i = 0; i < kWriters; ++i) {
+    const auto expected = writer_run(i);
+    EXPECT_EQ(ids.count(expected.run_id), 1u) << expected.run_id;
+    const auto stored = history.find(expected.run_id);  // new-format ids are found exactly
+    ASSERT_TRUE(stored.has_value()) << expected.run_id;
+    EXPECT_NEAR(stored->scenarios[0].step_time_s.median, 0.01 * (i + 1), 0.001);
+  }
+  EXPECT_EQ(history.trend("mlp/fp32/w0/a1/b32").size(), static_cast<std::size_t>(kWriters));
+}
+
+// A read-only folder is an output failure (exit 5), not bad input.
+TEST_F(HistoryTest, ReadOnlyFolderIsAnOutputError) {
+  tb::testing::TmpfsMount read_only(dir_ / "ro", MS_RDONLY);
+  if (!read_only.mounted()) GTEST_SKIP() << read_only.skip_reason();
+  const std::string db = (dir_ / "ro" / "history.sqlite").string();
+  try {
+    History history(db);
+    FAIL() << "opened a database in a read-only folder";
+  } catch (const OutputError& e) {
+    EXPECT_EQ(e.path(), db);
+  }
+}
+
+}  // namespace

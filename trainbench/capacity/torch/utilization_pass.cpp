@@ -1,0 +1,105 @@
+#include <trainbench/capacity/torch/utilization_pass.hpp>
+
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include <trainbench/capacity/flops.hpp>
+#include <trainbench/capacity/projection.hpp>
+#include <trainbench/capacity/torch/peak_flops.hpp>
+#include <trainbench/capacity/utilization.hpp>
+#include <trainbench/support/error.hpp>
+
+namespace tb {
+
+namespace {
+
+struct MeasuredPeak {
+  std::optional<double> flops_per_s;
+  std::string detail;
+};
+
+std::string gpu_name(const RunResult& run) {
+  const auto& gpus = run.environment.value("gpu", nlohmann::json::array());
+  return gpus.empty() ? std::string() : gpus.front().value("name", "");
+}
+
+}  // namespace
+
+namespace {
+
+// Above this (max - min) / median of the peak's timed blocks the peak is flagged as noisy.
+constexpr double kNoisyPeakSpread = 0.25;
+
+void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListener* listener) {
+  const nlohmann::json cap = spec.capacity.is_object() ? spec.capacity : nlohmann::json::object();
+  const bool measure = cap.value("measure_peak", true);
+  std::optional<capacity::TargetSpec> target;
+  if (cap.contains("target")) {
+    const auto& t = cap.at("target");
+    target = capacity::parse_target(t.is_string() ? t.get<std::string>() : t.dump(), "capacity.target");
+  }
+  capacity::ProjectionOptions projection_options;
+  projection_options.num_devices = cap.value("devices", 1);
+  if (cap.contains("price_per_device_hour"))
+    projection_options.price_per_device_hour = cap.at("price_per_device_hour").get<double>();
+  if (cap.contains("avg_power_watts"))
+    projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
+
+  std::map<std::pair<std::string, Precision>, MeasuredPeak> peaks;
+  run.extra["peaks"] = nlohmann::json::array();
+  for (auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok || !s.extra.contains("flops_per_sample")) continue;
+    const auto per_sample = s.extra.at("flops_per_sample").get<capacity::FlopCount>();
+    const auto key = std::make_pair(s.params.device, s.params.precision);
+    if (!peaks.count(key)) {
+      MeasuredPeak m;
+      if (measure) {
+        try {  // measured once per device and precision, outside every timed region
+          const auto peak = capacity::measure_matmul_peak(s.params.device, s.params.precision);
+          m.flops_per_s = peak.flops_per_s;
+          m.detail = capacity::describe(peak);
+          if (listener) {
+            listener->message("  peak " + std::string(to_string(s.params.precision)) + " on " +
+                              s.params.device + ": " + std::to_string(std::lround(peak.flops_per_s / 1e9)) +
+                              " GFLOP/s, " + m.detail + "\n");
+            if (peak.rel_spread > kNoisyPeakSpread)
+              listener->warning("the " + std::string(to_string(s.params.precision)) +
+                                " matmul peak's blocks spread " + std::to_string(std::lround(peak.rel_spread * 100)) +
+                                "% (a busy machine?); MFU against it is uncertain");
+          }
+          run.extra["peaks"].push_back(
+              {{"device", s.params.device}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
+        } catch (const std::exception& e) {
+          m.detail = e.what();
+        }
+      }
+      peaks[key] = m;
+    }
+    const auto& m = peaks[key];
+    const auto peak = capacity::choose_peak(m.flops_per_s, gpu_name(run), s.params.precision, m.detail);
+    std::optional<capacity::Projection> projection;
+    if (target) {
+      const auto dataset_size = s.extra.value("dataset", nlohmann::json::object()).value("samples", std::int64_t{0});
+      const double tokens = s.samples_per_s > 0 ? s.tokens_per_s / s.samples_per_s : 0;
+      const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
+      projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
+    }
+    s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
+    if (listener && s.extra["capacity"].contains("mfu_error"))
+      listener->error(s.id + ": " + s.extra["capacity"]["mfu_error"].get<std::string>());
+  }
+}
+
+}  // namespace
+
+void add_utilization(RunResult& run, const MatrixSpec& spec, RunListener* listener) {
+  if (listener) listener->message("measuring matmul peaks for utilization ...\n");
+  try {
+    add_utilization_or_throw(run, spec, listener);
+  } catch (const std::exception& e) {
+    if (listener) listener->warning(std::string("utilization: ") + e.what());
+  }
+}
+
+}  // namespace tb

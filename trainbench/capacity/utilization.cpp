@@ -1,0 +1,80 @@
+#include <trainbench/capacity/utilization.hpp>
+
+#include <array>
+#include <cstdio>
+
+namespace tb::capacity {
+namespace {
+
+// Dense tensor-core / FP32 peaks from NVIDIA datasheets, in TFLOP/s. The first matching
+// pattern wins, so the more specific names come first.
+struct DatasheetEntry {
+  const char* name_pattern;
+  const char* label;
+  double bf16_fp16, tf32, fp32;
+};
+constexpr std::array<DatasheetEntry, 5> kDatasheet = {{
+    {"H100 PCIe", "NVIDIA H100 PCIe", 756.0, 378.0, 51.0},
+    {"H200", "NVIDIA H200 SXM", 989.0, 494.0, 67.0},
+    {"H100", "NVIDIA H100 SXM", 989.0, 494.0, 67.0},
+    {"GH200", "NVIDIA GH200", 989.0, 494.0, 67.0},
+    {"A100", "NVIDIA A100", 312.0, 156.0, 19.5},
+}};
+
+}  // namespace
+
+double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s) {
+  return per_sample.total() * samples_per_s;
+}
+
+double mfu(double achieved, double peak) { return peak > 0 ? achieved / peak : 0.0; }
+
+std::string mfu_error(double mfu) {
+  if (!(mfu > 1.0)) return "";
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.2f%%", mfu * 100.0);
+  return std::string("MFU ") + pct +
+         " exceeds 100%: a measurement error, not a utilisation; the peak was under-measured "
+         "(timed while the machine was busy?) or the FLOP count is too high";
+}
+
+std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision) {
+  for (const auto& e : kDatasheet) {
+    if (device_name.find(e.name_pattern) == std::string::npos) continue;
+    double tflops = e.fp32;
+    const char* what = "fp32";
+    switch (precision) {
+      case Precision::amp_bf16: tflops = e.bf16_fp16; what = "bf16"; break;
+      case Precision::amp_fp16: tflops = e.bf16_fp16; what = "fp16"; break;
+      case Precision::tf32: tflops = e.tf32; what = "tf32"; break;
+      case Precision::fp32: break;
+    }
+    return PeakFlops{tflops * 1e12, kPeakSourceTable,
+                     std::string(e.label) + " datasheet, dense " + what};
+  }
+  return std::nullopt;
+}
+
+std::optional<PeakFlops> choose_peak(std::optional<double> measured, const std::string& device_name,
+                                     Precision precision, const std::string& measured_detail) {
+  if (measured && *measured > 0) return PeakFlops{*measured, kPeakSourceMeasured, measured_detail};
+  return datasheet_peak_flops(device_name, precision);
+}
+
+nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
+                             const std::optional<PeakFlops>& peak,
+                             const std::optional<Projection>& projection) {
+  const double achieved = achieved_flops_per_s(per_sample, samples_per_s);
+  nlohmann::json j{{"flops_per_sample", per_sample}, {"achieved_flops_per_s", achieved}};
+  if (peak && peak->flops_per_s > 0) {
+    j["peak_flops_per_s"] = peak->flops_per_s;
+    j["peak_source"] = peak->source;
+    if (!peak->detail.empty()) j["peak_detail"] = peak->detail;
+    j["mfu"] = mfu(achieved, peak->flops_per_s);
+    if (const std::string error = mfu_error(j["mfu"].get<double>()); !error.empty()) j["mfu_error"] = error;
+  }
+  if (projection) j["projection"] = *projection;
+  return j;
+}
+
+}  // namespace tb::capacity

@@ -1,0 +1,58 @@
+// Model-FLOPs utilisation (MFU): achieved matmul FLOP/s over the device's peak, and the
+// scenario.extra["capacity"] section that carries it.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <trainbench/capacity/flops.hpp>
+#include <trainbench/capacity/projection.hpp>
+#include <trainbench/matrix/scenario.hpp>
+
+namespace tb::capacity {
+
+inline constexpr const char* kPeakSourceMeasured = "measured";
+inline constexpr const char* kPeakSourceTable = "table (fallback)";
+
+// Training FLOP/s: per-sample (forward + backward) FLOPs times samples/s.
+double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s);
+
+// achieved / peak; 0 when the peak is unknown (<= 0).
+double mfu(double achieved_flops_per_s, double peak_flops_per_s);
+
+// What every report shows instead of an MFU above 100%.
+inline constexpr const char* kMfuErrorCell = "error: >100% (peak under-measured)";
+
+// An MFU above 1 is physically impossible: the training step cannot run its matmuls faster than
+// the device's peak, so the peak was under-measured (e.g. timed while the machine was busy) or
+// the FLOP count is too high. Returns the explanation stored as capacity.mfu_error, e.g.
+// "MFU 107.31% exceeds 100%: ...", or "" when mfu <= 1.
+std::string mfu_error(double mfu);
+
+struct PeakFlops {
+  double flops_per_s = 0;
+  std::string source;  // kPeakSourceMeasured or kPeakSourceTable
+  std::string detail;  // e.g. "matmul n=8192 bf16" or "NVIDIA H100 SXM datasheet, dense bf16"
+};
+
+// Dense (no sparsity) datasheet peak for a GPU name as reported by the driver (e.g.
+// "NVIDIA H200", "NVIDIA A100-SXM4-80GB") at a precision: amp_bf16/amp_fp16 -> 16-bit tensor
+// cores, tf32 -> TF32 tensor cores, fp32 -> plain FP32. std::nullopt for unknown devices and
+// CPUs. Only a FALLBACK for when no measured peak exists: real clocks and power limits differ.
+std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision);
+
+// The measured peak when there is one (> 0), else the datasheet fallback, else std::nullopt.
+std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
+                                     const std::string& device_name, Precision precision,
+                                     const std::string& measured_detail = "");
+
+// scenario.extra["capacity"]: {"flops_per_sample":{"forward","backward","total"},
+// "achieved_flops_per_s", and when a peak is known "peak_flops_per_s","peak_source",
+// "peak_detail","mfu"; "mfu_error" when mfu > 1 (mfu is kept for diagnosis); "projection"
+// when given}.
+nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
+                             const std::optional<PeakFlops>& peak,
+                             const std::optional<Projection>& projection = std::nullopt);
+
+}  // namespace tb::capacity

@@ -1,0 +1,356 @@
+// trainbench ab: two builds measured side by side. Each build runs as a worker process
+// (trainbench/cli/torch/worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
+// order, one segment of a scenario is measured in OLD and then in NEW (or NEW then OLD, by coin
+// flip) back to back. Drift of the machine between runs (up to +-29% on this project's VM) hits
+// both builds alike inside a round, so the paired interval of NEW/OLD cancels it. Two processes
+// of one build also differ by themselves (A/A sessions with one worker pair: up to 13%), so by
+// default every round gets a fresh pair of workers: that difference then varies from round to
+// round and lands inside the paired interval instead of passing for the builds'.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <trainbench/cli/commands.hpp>
+#include <trainbench/cli/comparison_report.hpp>
+#include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/option_values.hpp>
+#include <trainbench/measure/comparison.hpp>
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/runner/child_process.hpp>
+#include <trainbench/runner/process_merge.hpp>
+#include <trainbench/support/error.hpp>
+
+namespace tb::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AbArgs {
+  std::string matrix, old_bin, new_bin, out_dir, json_out, noise_in, noise_out;
+  bool aa = false;
+  std::vector<std::string> sets, old_sets, new_sets;
+  std::string memory_budget;
+  std::optional<double> fail_pct;
+  bool allow_broken = false;
+  double threshold_pct = 2.0;
+  int rounds_per_process = 1;
+};
+
+AbArgs read_ab_args(const ParsedArgs& parsed) {
+  AbArgs a;
+  a.matrix = parsed.positional(0);
+  a.old_bin = parsed.value_or("--old", "");
+  a.new_bin = parsed.value_or("--new", "");
+  a.out_dir = parsed.value_or("--out", "");
+  a.sets = parsed.values("--set");
+  a.old_sets = parsed.values("--old-set");
+  a.new_sets = parsed.values("--new-set");
+  a.memory_budget = parsed.value_or("--memory-budget", "");
+  if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
+  if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
+  a.allow_broken = parsed.has("--allow-broken");
+  a.json_out = parsed.value_or("--json", "");
+  a.noise_in = parsed.value_or("--noise", "");
+  a.noise_out = parsed.value_or("--noise-out", "");
+  a.aa = parsed.has("--aa");
+  if (auto text = parsed.value("--rounds-per-process")) {
+    const double v = parse_non_negative("--rounds-per-process", *text);
+    TB_CHECK_INPUT(v == static_cast<int>(v) && v <= 1000, "command line", "--rounds-per-process",
+                   "expected a whole number of rounds (0: one worker pair for the whole session)");
+    a.rounds_per_process = static_cast<int>(v);
+  }
+  TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
+  for (const auto* bin : {&a.old_bin, &a.new_bin}) {
+    const char* option = bin == &a.old_bin ? "--old" : "--new";
+    TB_CHECK_INPUT(!bin->empty(), "command line", option, "is required (a trainbench executable)");
+    TB_CHECK_INPUT(fs::is_regular_file(*bin) && ::access(bin->c_str(), X_OK) == 0, "command line",
+                   option, "'", *bin, "' is not an executable file");
+  }
+  return a;
+}
+
+std::string default_session_id() {
+  const auto t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
+  return std::string("ab-") + buf + "-p" + std::to_string(::getpid());
+}
+
+// One build's worker and what it said about the matrix.
+struct Side {
+  const char* name;  // "OLD" / "NEW"
+  std::string bin;
+  std::unique_ptr<ChildProcess> child;
+  nlohmann::json hello;
+  bool crashed = false;
+  std::string crash;  // how and where it ended
+};
+
+std::optional<nlohmann::json> request(Side& side, const nlohmann::json& cmd) {
+  if (!side.child->write_line(cmd.dump())) return std::nullopt;
+  const auto line = side.child->read_line();
+  if (!line) return std::nullopt;
+  try {
+    return nlohmann::json::parse(*line);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void mark_crashed(Side& side, const std::string& during) {
+  const ChildExit how = side.child->wait();
+  side.crashed = true;
+  side.crash = std::string(side.name) + " worker (" + side.bin + ") ended with " + how.describe() +
+               " during " + during;
+}
+
+int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
+  const AbArgs a = read_ab_args(parsed);
+  // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  const std::string session = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
+  const std::string out_dir = a.out_dir.empty() ? "results/" + session : a.out_dir;
+  const auto start = std::chrono::steady_clock::now();
+  ensure_writable_dir(out_dir);  // before any measuring: OutputError, exit 5
+
+  Side sides[2] = {{"OLD", a.old_bin, nullptr, {}, false, {}}, {"NEW", a.new_bin, nullptr, {}, false, {}}};
+  const char* side_dirs[2] = {"old", "new"};
+  nlohmann::json plan;  // what the first pair of workers said about the matrix
+  std::vector<std::string> parts[2];  // each side's per-process results folders
+  std::size_t n = 0;
+  int rounds = 0, max_rounds = 0;
+  std::mt19937_64 rng;
+  std::vector<std::size_t> order;
+  std::vector<bool> active, converged_both;
+
+  for (int block = 0, round = 0;; ++block) {
+    // A fresh pair of workers for this block of rounds.
+    for (int s = 0; s < 2; ++s) {
+      const std::string part = (fs::path(out_dir) / side_dirs[s] / ("p" + std::to_string(block))).string();
+      std::vector<std::string> cmd = {sides[s].bin, "worker", a.matrix, "--out", part,
+                                      "--ab-session", session, "--ab-side", side_dirs[s]};
+      for (const auto* list : {&a.sets, s == 0 ? &a.old_sets : &a.new_sets})
+        for (const auto& set : *list) cmd.insert(cmd.end(), {"--set", set});
+      if (!a.memory_budget.empty()) cmd.insert(cmd.end(), {"--memory-budget", a.memory_budget});
+      try {
+        sides[s].child = std::make_unique<ChildProcess>(cmd);
+      } catch (const std::exception& e) {
+        err << "trainbench ab: " << e.what() << '\n';
+        return as_int(ExitCode::bad_input);
+      }
+      parts[s].push_back(part);
+    }
+    for (auto& side : sides) {
+      const auto line = side.child->read_line();
+      nlohmann::json hello;
+      try {
+        if (line) hello = nlohmann::json::parse(*line);
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (hello.contains("error")) {
+        err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
+        return as_int(ExitCode::bad_input);
+      }
+      if (!hello.contains("hello")) {
+        mark_crashed(side, "start-up");
+        err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
+        return side.name[0] == 'N' ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
+      }
+      side.hello = std::move(hello);
+    }
+    if (sides[0].hello["scenarios"] != sides[1].hello["scenarios"] ||
+        sides[0].hello["digest"] != sides[1].hello["digest"] ||
+        (block > 0 && sides[0].hello["digest"] != plan["digest"])) {
+      err << "trainbench ab: OLD and NEW expand " << a.matrix
+          << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
+          << " vs " << sides[1].hello.value("digest", "?")
+          << "): an A/B comparison needs the same scenarios on both sides\n";
+      return as_int(ExitCode::bad_input);
+    }
+    if (block == 0) {
+      plan = sides[0].hello;
+      n = plan["scenarios"].size();
+      rounds = plan.value("rounds", 6);
+      // Extra rounds for unconverged scenarios only when one pair of workers does every round:
+      // with fresh pairs, convergence would be judged on one process's segments.
+      max_rounds = a.rounds_per_process == 0 ? plan.value("max_rounds", rounds) : rounds;
+      rng.seed(plan.value("seed", std::uint64_t{42}) ^ 0xab5e55101ULL);
+      order.resize(n);
+      for (std::size_t i = 0; i < n; ++i) order[i] = i;
+      active.assign(n, true);
+      converged_both.assign(n, false);
+      out << "trainbench ab: " << a.matrix << " (" << n << " scenarios, " << rounds << " rounds, "
+          << (a.rounds_per_process == 0 ? std::string("one worker pair")
+                                        : "a fresh worker pair every " + std::to_string(a.rounds_per_process) +
+                                              " round(s)")
+          << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in "
+          << out_dir << '\n';
+    }
+
+    const int block_end = a.rounds_per_process == 0 ? max_rounds : std::min(max_rounds, round + a.rounds_per_process);
+    bool crashed = false, any_left = false;
+    for (; round < block_end && !crashed; ++round) {
+      std::shuffle(order.begin(), order.end(), rng);
+      bool any = false;
+      for (const std::size_t i : order) {
+        if (!active[i] || (round >= rounds && converged_both[i])) continue;
+        any = true;
+        const int first = static_cast<int>(rng() & 1u);
+        bool still = true, conv = true;
+        for (const int s : {first, 1 - first}) {
+          const auto r = request(sides[s], {{"segment", i}, {"round", round}});
+          if (!r) {
+            mark_crashed(sides[s], "round " + std::to_string(round + 1) + ", scenario " +
+                                       plan["scenarios"][i].value("id", "?"));
+            crashed = true;
+            break;
+          }
+          still = still && r->value("active", false);
+          conv = conv && r->value("converged", false);
+        }
+        if (crashed) break;
+        active[i] = still;  // a scenario that failed on either side is measured no further
+        converged_both[i] = conv;
+      }
+      if (crashed) break;
+      for (auto& side : sides) request(side, {{"save", true}});
+      out << "round " << round + 1 << (round < rounds ? "/" + std::to_string(rounds) : " (extra)")
+          << " done, " << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+          << " s\n" << std::flush;
+      any_left = any;
+      if (!any) break;
+    }
+    for (auto& side : sides) {
+      if (side.crashed) continue;
+      if (!request(side, {{"finish", true}})) mark_crashed(side, "its finish");
+      else side.child->wait();
+    }
+    for (int s = 0; s < 2; ++s)
+      if (sides[s].crashed) {
+        err << "trainbench ab: " << sides[s].crash << "; what it measured so far is in "
+            << parts[s].back() << "/results.json\n";
+        return s == 1 ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
+      }
+    if (round >= max_rounds || !any_left) break;
+  }
+
+  try {
+    // Each side's processes as one run: DIR/old/results.json, DIR/new/results.json.
+    for (int s = 0; s < 2; ++s) {
+      std::vector<RunResult> loaded;
+      for (const auto& part : parts[s]) loaded.push_back(load_results(part));
+      RunResult merged = merge_process_parts(loaded);
+      merged.run_id = session + "-" + side_dirs[s];
+      merged.extra["ab_session"]["processes"] = parts[s].size();
+      annotate_run(merged);  // speedups within this side, from all its segments
+      save_results(merged, (fs::path(out_dir) / side_dirs[s] / "results.json").string());
+    }
+    const RunResult old_run = load_results((fs::path(out_dir) / "old").string());
+    const RunResult new_run = load_results((fs::path(out_dir) / "new").string());
+    CompareOptions options;
+    options.same_threshold = a.threshold_pct / 100.0;
+    options.fail_on_regression_pct = a.fail_pct;
+    options.allow_broken = a.allow_broken;
+    if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
+    const RunComparison c = compare_runs(old_run, new_run, options);
+    out << '\n';
+    print_comparison_table(c, out);
+    const std::string json_path = a.json_out.empty() ? (fs::path(out_dir) / "comparison.json").string() : a.json_out;
+    write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
+    out << "comparison: " << json_path << '\n';
+    if (c.compared == 0) {
+      err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
+      return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
+    }
+    if (a.aa) {
+      const std::string path =
+          a.noise_out.empty() ? (fs::path(out_dir) / "noise-floor.json").string() : a.noise_out;
+      write_aa_noise_floor(c, new_run, (fs::path(out_dir) / "old").string(),
+                           (fs::path(out_dir) / "new").string(), path);
+      out << "noise floor written to " << path << '\n';
+    }
+    return gate_exit_code(c, "trainbench ab", err);
+  } catch (const OutputError&) {
+    throw;  // main names the file and exits 5
+  } catch (const std::exception& e) {
+    err << "trainbench ab: " << e.what() << '\n';
+    return as_int(ExitCode::bad_input);
+  }
+}
+
+}  // namespace
+
+const Command& ab_command() {
+  static const Command command{
+      {.name = "ab",
+       .summary = "two builds measured side by side, round by round: a paired comparison that the\n"
+                  "machine's drift between runs cannot fake (the gate to use on a shared machine)",
+       .synopses = {"MATRIX --old BIN --new BIN [options]"},
+       .description = 
+           "Measures two trainbench builds side by side on one machine and compares them. Both builds run\n"
+           "MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one\n"
+           "segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a\n"
+           "fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over\n"
+           "rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out\n"
+           "and the difference between two processes of one build is inside the interval. Results: DIR/old/results.json,\n"
+           "DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same\n"
+           "paired comparison again).\n",
+       .positionals = {{"MATRIX", "the scenario matrix both builds run"}},
+       .options = {
+           {"--old", "BIN", "the OLD trainbench executable"},
+           {"--new", "BIN", "the NEW trainbench executable (the same path twice is an A/A test)"},
+           {"--out", "DIR", "where results go (default results/ab-<time>-<pid>)"},
+           {"--set", "PATH=JSON", "matrix override for both sides", true},
+           {"--old-set", "PATH=JSON", "override for OLD only", true},
+           {"--new-set", "PATH=JSON",
+            "override for NEW only (e.g. a planted slowdown:\n"
+            "--new-set test_delay_ms=2.5). Both sides must still expand\n"
+            "to the same scenarios", true},
+           {"--rounds-per-process", "N",
+            "start a fresh pair of workers every N rounds (default 1); 0 keeps\n"
+            "one pair for the whole session. Two processes of one build differ\n"
+            "by themselves (memory layout, CPU placement: up to 13% on this\n"
+            "project's VM), so with one pair that difference would pass for the\n"
+            "builds'; fresh pairs put it inside the paired interval. Each side's\n"
+            "processes are merged into one results.json (segments from all)"},
+           {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
+           {"--fail-on-regression", "PCT",
+            "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
+            "PCT percent (even the optimistic end of its family-wise paired\n"
+            "interval), or ok in OLD and broken in NEW; exit 4 when contended"},
+           {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
+           {"--aa", "",
+            "OLD and NEW are the same build: write each scenario's noise floor\n"
+            "(observed |change|) to --noise-out (default DIR/noise-floor.json);\n"
+            "refused (exit 2) beyond 50% or when contended"},
+           {"--noise", "FILE",
+            "a noise floor from an A/A session (or `compare --aa`): raises each\n"
+            "scenario's gate threshold to at least the change A/A showed. Two\n"
+            "worker processes of one build differ by a few percent by themselves\n"
+            "(memory layout, CPU placement); a paired interval cannot see that"},
+           {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
+           {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
+           {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"}},
+       .epilogue =
+           "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
+           "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
+           "or the OLD worker crashed); 4 contended; 5 an output could not be written\n"},
+      ab};
+  return command;
+}
+
+int cmd_ab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return execute_command(ab_command(), args, out, err);
+}
+
+}  // namespace tb::cli

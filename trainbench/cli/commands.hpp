@@ -1,0 +1,30 @@
+// The trainbench sub-commands that need no LibTorch. Each has a Command (its option table and
+// handler; cli/torch/main.cpp dispatches through them) and a cmd_* entry point that parses
+// `args` (without the program and command names) and returns the process exit code.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <trainbench/cli/command.hpp>
+
+namespace tb::cli {
+
+// trainbench report RESULTS [--format md,csv,html,gbench,console] [--out DIR]
+const Command& report_command();
+int cmd_report(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// trainbench compare [options] OLD NEW | --against last|RUN_ID|GIT_REV [NEW]
+const Command& compare_command();
+int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// trainbench ab MATRIX --old BIN --new BIN [options]: two builds measured side by side in one
+// interleaved session
+const Command& ab_command();
+int cmd_ab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// trainbench history [--db PATH] [--scenario ID] [--limit N] | --record RESULTS
+const Command& history_command();
+int cmd_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace tb::cli

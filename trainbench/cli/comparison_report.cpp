@@ -1,0 +1,121 @@
+#include <trainbench/cli/comparison_report.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <trainbench/cli/exit_code.hpp>
+#include <trainbench/reporters/text_table.hpp>
+
+namespace tb::cli {
+
+namespace {
+
+std::string format(const char* fmt, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+
+}  // namespace
+
+void print_comparison_table(const RunComparison& c, std::ostream& out) {
+  out << "old: " << c.old_run_id << "\nnew: " << c.new_run_id << "\n";
+  if (c.paired)
+    out << "paired: one A/B session (" << c.ab_session
+        << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
+  out << "\n";
+  report::TextTable table;
+  table.titles = {"scenario", "old ms", "new ms", "change", "speedup [95% CI]", "verdict"};
+  table.right = {false, true, true, true, false, false};
+  table.fixed_width = {0, 10, 10, 8, 24};
+  int counts[4] = {0, 0, 0, 0};
+  int regressions = 0;
+  for (const auto& s : c.scenarios) {
+    if (!s.compared) {
+      table.rows.push_back({s.id, std::string("not compared (old ") + to_string(s.old_status) + ", new " +
+                                      to_string(s.new_status) + ")" + (s.broken ? "  BROKEN" : "")});
+      continue;
+    }
+    ++counts[static_cast<int>(s.verdict)];
+    const std::string interval =
+        s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
+                              ", " + format("%.3f", s.speedup.high) + "]"
+                        : format("%.3f", s.speedup.ratio) + " [no interval]";
+    std::string verdict = stats::to_string(s.verdict);
+    if (s.regression) {
+      ++regressions;
+      verdict += "  REGRESSION (> " + format("%.1f", s.gate_pct) + "%)";
+    }
+    if (s.contended) verdict += "  CONTENDED";
+    table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
+                          format("%+.1f%%", s.change_pct), interval, verdict});
+  }
+  report::write_text_table(out, table, {.align_titles = true});
+  out << '\n'
+      << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
+      << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
+      << " noisy";
+  if (c.geomean_speedup && c.geomean_speedup->valid)
+    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " ["
+        << format("%.3f", c.geomean_speedup->low) << ", " << format("%.3f", c.geomean_speedup->high)
+        << "]";
+  else if (c.geomean_speedup)
+    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
+  out << '\n';
+  // A change shared by (nearly) every scenario looks exactly like the machine's own drift between
+  // runs (measured up to +-29% on a shared VM, README "Checked against reality"): say so.
+  if (c.geomean_speedup && c.compared >= 3 && !c.paired) {
+    int up = 0, down = 0;
+    for (const auto& s : c.scenarios)
+      if (s.compared) (s.speedup.ratio > 1 ? up : down) += 1;
+    const double g = c.geomean_speedup->ratio;
+    if (std::max(up, down) * 4 >= c.compared * 3 && std::abs(g - 1.0) > 0.05)
+      out << "note: " << std::max(up, down) << " of " << c.compared << " scenarios moved together ("
+          << format("%+.1f%%", (1.0 / g - 1.0) * 100.0)
+          << " step time); a change shared by all scenarios cannot be told apart from the "
+             "machine's own drift between runs: re-run both before trusting it, or measure both "
+             "builds side by side with `trainbench ab`\n";
+  }
+  for (const auto& id : c.only_in_old) out << "only in old: " << id << '\n';
+  for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
+  for (const auto& s : c.scenarios)
+    if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
+  if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
+  int broken = 0;
+  for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
+  broken += static_cast<int>(c.missing_in_new.size());
+  if (broken > 0)
+    out << "broken: " << broken
+        << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
+}
+
+void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
+                          const std::string& old_location, const std::string& new_location,
+                          const std::string& path) {
+  NoiseFloor floor = make_noise_floor(aa);
+  floor.source["old_path"] = old_location;
+  floor.source["new_path"] = new_location;
+  if (aa.paired) floor.source["ab_session"] = aa.ab_session;
+  floor.source["environment"] = {
+      {"cpu_model", new_run.environment.value(nlohmann::json::json_pointer("/cpu/model"), std::string())},
+      {"device", new_run.environment.value("device", std::string())}};
+  save_noise_floor(floor, path);
+}
+
+int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err) {
+  if (c.broken) {
+    err << who << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "
+                  "the table; --allow-broken to accept)\n";
+    return as_int(ExitCode::failure);
+  }
+  if (c.regression) return as_int(ExitCode::failure);
+  if (c.contended) {
+    err << who << ": gate refused: the machine was loaded while some scenarios were measured "
+                  "(CONTENDED rows); re-run on a quiet machine\n";
+    return as_int(ExitCode::contended);
+  }
+  return as_int(ExitCode::ok);
+}
+
+}  // namespace tb::cli

@@ -1,0 +1,153 @@
+// trainbench history: recorded runs, or one scenario's trend with an ASCII sparkline.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <trainbench/cli/commands.hpp>
+#include <trainbench/cli/exit_code.hpp>
+#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/results/history.hpp>
+#include <trainbench/support/error.hpp>
+
+namespace tb::cli {
+
+namespace {
+
+// Lower step time is better, so the sparkline goes up when runs get slower.
+std::string sparkline(const std::vector<TrendPoint>& points) {
+  static const std::string levels = "_.-:=+*#";
+  double lo = 0, hi = 0;
+  bool first = true;
+  for (const auto& p : points) {
+    if (p.status != "ok" || p.median_s <= 0) continue;
+    lo = first ? p.median_s : std::min(lo, p.median_s);
+    hi = first ? p.median_s : std::max(hi, p.median_s);
+    first = false;
+  }
+  std::string out;
+  for (const auto& p : points) {
+    if (p.status != "ok" || p.median_s <= 0) {
+      out += 'x';
+      continue;
+    }
+    const double t = hi > lo ? (p.median_s - lo) / (hi - lo) : 0.5;
+    const auto top = static_cast<double>(levels.size() - 1);
+    out += levels[static_cast<std::size_t>(std::min(t * (top + 1), top))];
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string short_rev(const std::string& rev) { return rev.substr(0, std::min<std::size_t>(10, rev.size())); }
+
+// The columns both listings start with (run id, ISO start time, short git revision), then
+// `more_titles`, the first of them `more_width` wide.
+report::TextTable run_table(std::vector<std::string> more_titles, std::size_t more_width) {
+  report::TextTable t;
+  t.titles = {"run_id", "started_at", "git"};
+  t.titles.insert(t.titles.end(), more_titles.begin(), more_titles.end());
+  t.right.assign(t.titles.size(), false);
+  t.fixed_width = {0, 20, 10, more_width};
+  return t;
+}
+
+void print_runs(const History& h, int limit, std::ostream& out) {
+  const auto runs = h.runs(limit);
+  if (runs.empty()) {
+    out << "no runs recorded in " << h.path() << '\n';
+    return;
+  }
+  report::TextTable table = run_table({"ok/all", "matrix"}, 7);
+  for (const auto& r : runs)
+    table.rows.push_back({r.run_id, r.started_at, short_rev(r.git_revision),
+                          std::to_string(r.ok) + "/" + std::to_string(r.scenarios), r.matrix});
+  report::write_text_table(out, table);
+}
+
+void print_trend(const History& h, const std::string& scenario, int limit, std::ostream& out) {
+  const auto points = h.trend(scenario, limit);
+  TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
+                 "no recorded results for scenario '", scenario, "'");
+  report::TextTable table = run_table({"median ms", "samples/s"}, 22);
+  for (const auto& p : points) {
+    if (p.status != "ok") {  // a note in place of the figures
+      table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision), p.status});
+      continue;
+    }
+    table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision),
+                          fmt("%.3f", p.median_s * 1e3) + " [" + fmt("%.3f", p.ci_low * 1e3) + ", " +
+                              fmt("%.3f", p.ci_high * 1e3) + "]",
+                          fmt("%.1f", p.samples_per_s)});
+  }
+  out << "scenario " << scenario << "\n\n";
+  report::write_text_table(out, table);
+  out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
+      << '\n';
+}
+
+int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  try {
+    const std::string db = args.value_or("--db", History::kDefaultPath);
+    const std::string scenario = args.value_or("--scenario", "");
+    const std::string record = args.value_or("--record", "");
+    int limit = 0;
+    if (const auto v = args.value("--limit")) {
+      try {
+        limit = std::stoi(*v);
+      } catch (const std::exception&) {
+        limit = -1;
+      }
+      TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", *v, "'");
+    }
+    if (record.empty())
+      TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+    History history(db);
+    if (!record.empty()) {
+      const RunResult run = load_results(record);
+      history.record(run, record);
+      out << "recorded run " << run.run_id << " in " << db << '\n';
+    } else if (!scenario.empty()) {
+      print_trend(history, scenario, limit, out);
+    } else {
+      print_runs(history, limit, out);
+    }
+    return as_int(ExitCode::ok);
+  } catch (const OutputError&) {
+    throw;  // main says which file and exits 5
+  } catch (const std::exception& e) {
+    err << "trainbench history: " << e.what() << '\n';
+    return as_int(ExitCode::bad_input);
+  }
+}
+
+}  // namespace
+
+const Command& history_command() {
+  static const Command command{
+      {.name = "history",
+       .summary = "runs recorded in results/history.sqlite, or one scenario's trend",
+       .synopses = {"[--db PATH] [--scenario ID] [--limit N]", "[--db PATH] --record RESULTS"},
+       .description =
+           "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
+           "step time of one scenario across runs (oldest first) with a sparkline.\n",
+       .positionals = {},
+       .options = {{"--db", "PATH", "history database (default results/history.sqlite)"},
+                   {"--scenario", "ID", "trend of one scenario, e.g. mlp/fp32/w0/a1/b64"},
+                   {"--limit", "N", "at most N runs (the newest)"},
+                   {"--record", "RESULTS", "store a results directory or results.json file in the history"}},
+       .epilogue = "exit codes: 0 success, 2 usage or input error, 5 the database could not be written\n"},
+      show_history};
+  return command;
+}
+
+int cmd_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return execute_command(history_command(), args, out, err);
+}
+
+}  // namespace tb::cli

@@ -1,0 +1,291 @@
+#include <trainbench/cli/torch/run_command.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include <trainbench/capacity/byte_size.hpp>
+#include <trainbench/capacity/torch/capacity_search.hpp>
+#include <trainbench/cli/console_progress.hpp>
+#include <trainbench/cli/exit_code.hpp>
+#include <trainbench/matrix/isolation_settings.hpp>
+#include <trainbench/matrix/matrix.hpp>
+#include <trainbench/matrix/matrix_listing.hpp>
+#include <trainbench/reporters/reporter.hpp>
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/resume_check.hpp>
+#include <trainbench/runner/run_args.hpp>
+#include <trainbench/runner/torch/environment.hpp>
+#include <trainbench/runner/torch/runner.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/registry.hpp>
+
+namespace tb::cli {
+
+namespace {
+
+// Options shared by run, list and capacity.
+const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=20", true};
+const Option kOutOption{"--out", "DIR", "results folder (default results/<run-id>/)"};
+const Option kMemoryBudgetOption{"--memory-budget", "SIZE",
+                                 "CPU: a scenario whose peak RSS exceeds SIZE (e.g. 2GiB) is \"oom\""};
+const Option kQuietOption{"--quiet", "", "no progress lines or console table (the reports are still written)"};
+
+// run's command line as read from its option table.
+struct RunArgs {
+  std::string matrix;
+  std::string out_dir;
+  std::string formats = "md,csv,html,gbench";
+  std::vector<std::string> sets;
+  std::optional<bool> profile;
+  std::int64_t memory_budget = 0;
+  std::string history = "results/history.sqlite";
+  std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
+  bool quiet = false;
+};
+
+RunArgs read_run_args(const ParsedArgs& p) {
+  RunArgs a;
+  a.matrix = p.positional(0);
+  a.out_dir = p.value_or("--out", "");
+  a.formats = p.value_or("--format", a.formats);
+  a.sets = p.values("--set");
+  if (const auto flag = p.last_of({"--profile", "--no-profile"}); !flag.empty()) a.profile = flag == "--profile";
+  if (const auto size = p.value("--memory-budget"))
+    a.memory_budget = capacity::parse_byte_size(*size, "--memory-budget");
+  if (const auto flag = p.last_of({"--history", "--no-history"}); flag == "--no-history") a.history.clear();
+  else if (!flag.empty()) a.history = *p.value("--history");
+  if (const auto flag = p.last_of({"--isolate", "--no-isolate"}); !flag.empty()) a.isolate = flag == "--isolate";
+  a.quiet = p.has("--quiet");
+  return a;
+}
+
+// After the run: 130/143/129 when a signal stopped it (with how to finish it), 1 when a scenario
+// broke, else 0.
+int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream& err) {
+  if (interrupted()) {
+    err << "trainbench: interrupted; finish with: trainbench run --resume " << out_dir << "\n";
+    return interrupt_exit_code();
+  }
+  // A run in which something broke is not a success, whatever was measured beside it.
+  for (const auto& s : run.scenarios)
+    if (needs_rerun(s)) return as_int(ExitCode::failure);
+  return as_int(ExitCode::ok);
+}
+
+// Reads the matrix with its run settings (isolation, a planted crash) and the report formats.
+// InputError for anything wrong, before anything runs.
+void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, RunListener& console) {
+  auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
+  spec = std::move(loaded.spec);
+  options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
+  options.isolate = a.isolate.value_or(loaded.isolation.isolate);
+  options.set_overrides = a.sets;
+  // Without --isolate a planted crash takes this process down, as a real one would.
+  if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
+  TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
+                 "\"max\" (a capacity search) cannot run with --isolate; give the batch");
+  options.listener = a.quiet ? nullptr : &console;
+  options.profile = a.profile;
+  options.memory_budget_bytes = a.memory_budget;
+  options.history_db = a.history;
+}
+
+int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
+  const std::string dir = *given.value("--resume");
+  const bool force = given.has("--force");
+  const std::string results_path = (std::filesystem::path(dir) / "results.json").string();
+  TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume", dir,
+                 " holds no results.json: nothing to resume");
+  RunResult previous = load_results(results_path);
+  const auto takes_value = [](const std::string& name) {
+    const Option* option = run_command().spec.find(name);
+    return option && option->takes_value();
+  };
+  RunArgs a = read_run_args(parse_arguments(
+      run_command().spec,
+      resume_arguments(previous.environment.value("command_line", nlohmann::json::array()),
+                       given.tokens_without({"--resume", "--force"}), takes_value)));
+  TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ", dir);
+  if (a.matrix.empty()) a.matrix = previous.matrix_file;
+  TB_CHECK_INPUT(!a.matrix.empty(), results_path, "matrix.file",
+                 "empty; name the matrix: trainbench run MATRIX --resume ", dir);
+  MatrixSpec spec;
+  RunOptions options;
+  ConsoleProgress console(out);
+  load_for_run(a, spec, options, console);
+
+  const auto environment = capture_environment({}, spec.defaults.seed);
+  const auto refusals =
+      resume_refusals(previous, scenarios_digest(scenarios_as_run(spec, previous)), environment);
+  for (const auto& why : refusals) {
+    if (force) out << "trainbench: warning: resuming anyway (--force): " << why << "\n";
+    else err << "trainbench run: cannot resume: " << results_path << ": " << why << "\n";
+  }
+  if (!refusals.empty() && !force) {
+    err << "trainbench run: pass --force to resume anyway\n";
+    return as_int(ExitCode::bad_input);
+  }
+  if (std::none_of(previous.scenarios.begin(), previous.scenarios.end(),
+                   [](const ScenarioResult& s) { return needs_rerun(s); }) &&
+      previous.scenarios.size() == expand(spec).size()) {
+    out << "trainbench: nothing to resume in " << dir << ": every scenario is ok or skipped\n";
+    return as_int(ExitCode::ok);
+  }
+  options.out_dir = dir;
+  options.run_id = previous.run_id;
+  ensure_writable_dir(options.out_dir);
+  install_interrupt_handlers();
+  const RunResult run = resume_matrix(
+      spec, std::move(previous), options,
+      ResumeRecord{environment.value("started_at", std::string()), refusals});
+  return run_exit_code(run, options.out_dir, err);
+}
+
+int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
+  if (p.has("--resume")) return resume_run(p, out, err);
+  TB_CHECK_INPUT(!p.has("--force"), "command line", "--force", "only goes with --resume DIR");
+  RunArgs a = read_run_args(p);
+  if (a.matrix.empty()) a.matrix = default_matrix();
+  MatrixSpec spec;
+  RunOptions options;
+  ConsoleProgress console(out);
+  load_for_run(a, spec, options, console);
+  options.out_dir = a.out_dir;
+  // Recorded in results.json; `run --resume` reads it back through this same option table.
+  options.command_line = {"trainbench", "run"};
+  for (auto& token : p.tokens_without({})) options.command_line.push_back(std::move(token));
+  options.run_id = make_run_id(spec);
+  if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
+  ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
+  install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
+  const RunResult result = run_matrix(spec, options);
+  return run_exit_code(result, options.out_dir, err);
+}
+
+int list(const ParsedArgs& p, std::ostream& out, std::ostream&) {
+  TB_CHECK_INPUT(!p.positionals().empty(), "command line", "MATRIX", "trainbench list needs a matrix file");
+  const auto spec = load_matrix(p.positionals()[0], default_parse_options(), p.values("--set"));
+  out << format_scenario_list(spec, expand(spec));
+  return as_int(ExitCode::ok);
+}
+
+int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
+  TB_CHECK_INPUT(!p.positionals().empty(), "command line", "MATRIX", "trainbench capacity needs a matrix file");
+  const RunArgs a = read_run_args(p);
+  const MatrixSpec spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+  RunOptions options;
+  options.run_id = make_run_id(spec) + "-capacity";
+  options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
+  ensure_writable_dir(options.out_dir);
+  ConsoleProgress console(out);
+  options.listener = a.quiet ? nullptr : &console;
+  options.memory_budget_bytes = a.memory_budget;
+  options.profile = false;
+  options.formats = {"md", "html"};
+  options.history_db = "";
+  options.command_line = {"trainbench", "capacity"};
+  for (auto& token : p.tokens_without({})) options.command_line.push_back(std::move(token));
+  run_capacity(spec, options);
+  return as_int(ExitCode::ok);
+}
+
+int models(const ParsedArgs&, std::ostream& out, std::ostream&) {
+  const auto& reg = Registry::instance();
+  const auto print_options = [&](const char* section, const std::vector<OptionSpec>& options) {
+    if (options.empty()) out << "      (no " << section << ")\n";
+    for (const auto& o : options) out << "      " << section << "." << describe_option(o) << "\n";
+  };
+  out << "models:\n";
+  for (const auto& name : reg.model_names()) {
+    const auto& m = reg.model(name);
+    out << "  " << name << "  (default dataset: " << m.default_dataset << ")  " << m.description << "\n";
+    print_options("model_options", m.options);
+  }
+  out << "datasets:\n";
+  for (const auto& name : reg.dataset_names()) {
+    const auto& d = reg.dataset(name);
+    out << "  " << name << "  " << d.description << "\n";
+    print_options("dataset_options", d.options);
+  }
+  return as_int(ExitCode::ok);
+}
+
+const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see README \"Writing a matrix\")"};
+
+}  // namespace
+
+const Command& run_command() {
+  static const Command command{
+      {.name = "run",
+       .summary = "run a scenario matrix",
+       .synopses = {"[MATRIX] [options]", "--resume DIR [MATRIX] [--force] [options]"},
+       .description =
+           "Runs a scenario matrix (default scenarios/quick.json); results in DIR (default\n"
+           "results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it cleanly\n"
+           "between steps and saves what finished; a second one stops it at once.\n"
+           "With --resume, finishes an interrupted run: measures again the scenarios of\n"
+           "DIR/results.json that are not ok or skipped, merged into the same results, with the\n"
+           "run's own options (those given now win); refused when the matrix or the hardware\n"
+           "changed, unless --force.\n",
+       .positionals = {kMatrixPositional},
+       .options = {kOutOption,
+                   {"--format", "LIST", "reports to write: md,csv,html,gbench (default all) or none"},
+                   kSetOption,
+                   {"--profile", "", "profile every scenario (as the matrix's profile.enabled: true)"},
+                   {"--no-profile", "", "profile no scenario"},
+                   kMemoryBudgetOption,
+                   {"--history", "DB", "history database to record the run in (default results/history.sqlite)"},
+                   {"--no-history", "", "do not record the run"},
+                   {"--isolate", "",
+                    "each scenario in its own process, so a crash (segfault, abort) is\n"
+                    "that scenario's status \"crashed\""},
+                   {"--no-isolate", "", "all scenarios in this process (overrides the matrix's \"isolate\")"},
+                   {"--resume", "DIR", "finish the interrupted run saved in DIR"},
+                   {"--force", "", "with --resume: resume even when the matrix or the hardware changed"},
+                   kQuietOption},
+       .epilogue =
+           "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input\n"
+           "(nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
+           "(finish it with run --resume DIR)\n"},
+      run};
+  return command;
+}
+
+const Command& list_command() {
+  static const Command command{
+      {.name = "list",
+       .summary = "print the expanded scenarios without running them",
+       .synopses = {"MATRIX [--set PATH=JSON]..."},
+       .positionals = {kMatrixPositional},
+       .options = {kSetOption},
+       .epilogue = "exit codes: 0 ok, 2 bad input\n"},
+      list};
+  return command;
+}
+
+const Command& capacity_command() {
+  static const Command command{
+      {.name = "capacity",
+       .summary = "largest and fastest batch per model and precision",
+       .synopses = {"MATRIX [--memory-budget SIZE] [--out DIR] [--set PATH=JSON]..."},
+       .description = "Searches the largest batch that fits and the fastest one, per model and precision;\n"
+                      "writes a capacity report (md, html) to DIR.\n",
+       .positionals = {kMatrixPositional},
+       .options = {kMemoryBudgetOption, kOutOption, kSetOption, kQuietOption},
+       .epilogue = "exit codes: 0 ok, 2 bad input, 5 an output could not be written\n"},
+      capacity};
+  return command;
+}
+
+const Command& models_command() {
+  static const Command command{
+      {.name = "models",
+       .summary = "registered models and datasets, with their options",
+       .epilogue = "exit codes: 0 ok, 2 bad input\n"},
+      models};
+  return command;
+}
+
+}  // namespace tb::cli

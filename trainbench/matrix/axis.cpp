@@ -1,0 +1,120 @@
+#include <trainbench/matrix/axis.hpp>
+
+#include <utility>
+
+#include <trainbench/matrix/matrix.hpp>
+#include <trainbench/support/json_integer.hpp>
+
+namespace tb {
+
+using nlohmann::json;
+
+namespace {
+
+// A field's value as scenario_key writes it, and back.
+json to_key(const std::string& v) { return v; }
+json to_key(int v) { return v; }
+json to_key(Precision v) { return to_string(v); }
+
+void from_key(const json& j, std::string& v) { v = j.get<std::string>(); }
+void from_key(const json& j, int& v) { v = j.get<int>(); }
+void from_key(const json& j, Precision& v) { v = *parse_precision(j.get<std::string>()); }
+
+// A field of results.json; absent, it keeps the value it had.
+void read_key(const json& j, const char* name, std::string& v) { v = j.value(name, v); }
+void read_key(const json& j, const char* name, int& v) { v = integer_field(j, name, v); }
+void read_key(const json& j, const char* name, Precision& v) {
+  // A name this build does not know keeps the value too: the file still loads.
+  if (const auto p = parse_precision(j.value(name, std::string(to_string(v))))) v = *p;
+}
+
+template <auto Field>
+ScenarioAxis fixed(const char* name, AxisIdPart id, AxisListingColumn listing) {
+  return {.name = name,
+          .value = [](const ScenarioParams& p) { return to_key(p.*Field); },
+          .read = [](const json& j, const char* key, ScenarioParams& p) { read_key(j, key, p.*Field); },
+          .id = id,
+          .listing = listing};
+}
+
+template <auto Field, auto Values>
+ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing, AxisValueRule rule,
+                     json baseline) {
+  ScenarioAxis axis = fixed<Field>(name, id, listing);
+  axis.product = ProductAxis{
+      .rule = rule,
+      .baseline = std::move(baseline),
+      .size = [](const MatrixSpec& s) { return (s.*Values).size(); },
+      .written = [](const MatrixSpec& s, std::size_t i) { return to_key((s.*Values)[i]); },
+      .store =
+          [](MatrixSpec& s, const std::vector<json>& values) {
+            auto& list = s.*Values;
+            list.clear();
+            for (const auto& v : values) from_key(v, list.emplace_back());
+          },
+      .apply = [](const MatrixSpec& s, std::size_t i, ScenarioParams& p) { p.*Field = (s.*Values)[i]; }};
+  return axis;
+}
+
+AxisValueRule integers(int min, int max) { return {.kind = AxisValueRule::Kind::integer, .min = min, .max = max}; }
+
+// The id parts of the fields `keep` accepts; trailing parts last.
+template <typename Keep>
+std::string id_of(const ScenarioParams& p, Keep keep) {
+  std::string head, tail;
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.id.shown || !keep(axis)) continue;
+    const std::string text = axis_text(axis.value(p));
+    if (axis.id.omitted_when != nullptr && text == axis.id.omitted_when) continue;
+    (axis.id.trailing ? tail : head) += axis.id.prefix + text;
+  }
+  return head + tail;
+}
+
+}  // namespace
+
+const std::vector<ScenarioAxis>& scenario_axes() {
+  static const std::vector<ScenarioAxis> axes = {
+      product<&ScenarioParams::model, &MatrixSpec::models>(
+          "model", {}, {.header = "model"}, {.kind = AxisValueRule::Kind::model_name}, nullptr),
+      fixed<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
+                                      {.header = "dataset", .empty_text = "(default)"}),
+      fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"}),
+      // Ids leave out adam, the default, and end with any other optimizer.
+      fixed<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
+      product<&ScenarioParams::precision, &MatrixSpec::precisions>(
+          "precision", {.prefix = "/"}, {.header = "precision"},
+          {.kind = AxisValueRule::Kind::choice, .choices = &precision_names()}, "fp32"),
+      product<&ScenarioParams::workers, &MatrixSpec::workers>(
+          "workers", {.prefix = "/w"}, {.header = "workers", .numeric = true}, integers(0, kMaxWorkers), 0),
+      product<&ScenarioParams::accumulation, &MatrixSpec::accumulation>(
+          "accumulation", {.prefix = "/a"}, {.header = "accum", .numeric = true}, integers(1, kMaxAccumulation), 1),
+      // The micro-batch; with hold_effective_batch the matrix's values are effective batches and
+      // expand() divides them by the accumulation.
+      product<&ScenarioParams::batch, &MatrixSpec::batch>(
+          "batch", {.prefix = "/b"}, {.header = "micro-batch", .numeric = true}, integers(1, kMaxBatch), nullptr),
+  };
+  return axes;
+}
+
+const ScenarioAxis* find_axis(std::string_view name) {
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (name == axis.name) return &axis;
+  return nullptr;
+}
+
+std::string axis_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::string scenario_id_without(const ScenarioParams& p, std::string_view left_out) {
+  return id_of(p, [&](const ScenarioAxis& axis) { return axis.name != left_out; });
+}
+
+std::string series_label(const ScenarioParams& p, std::string_view varying) {
+  const auto splits = [&](const ScenarioAxis& axis) { return axis.splits_chart_series && axis.name != varying; };
+  std::string label = id_of(p, splits);
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (!axis.id.shown && splits(axis)) label += " (" + axis_text(axis.value(p)) + ")";
+  return label;
+}
+
+}  // namespace tb

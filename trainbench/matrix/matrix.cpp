@@ -1,0 +1,672 @@
+#include <trainbench/matrix/matrix.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+
+#include <trainbench/capacity/projection.hpp>
+#include <trainbench/matrix/axis.hpp>
+#include <trainbench/matrix/cartesian_product.hpp>
+#include <trainbench/matrix/isolation_settings.hpp>
+#include <trainbench/profiling/profile_options_check.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/support/json_input.hpp>
+
+namespace tb {
+
+using nlohmann::json;
+
+const std::vector<std::string>& matrix_keys() {
+  static const std::vector<std::string> keys = {
+      "$schema", "name",     "description", "model",    "dataset",
+      "dataset_options",     "model_options", "device", "optimizer",
+      "seed",    "steps",    "axes",        "hold_effective_batch",
+      "exclude", "baseline", "profile",     "capacity", "contention",
+      "test_delay_ms", "isolate", "test_crash"};
+  return keys;
+}
+
+const std::vector<std::string>& matrix_axis_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const ScenarioAxis& axis : scenario_axes())
+      if (axis.product) out.push_back(axis.name);
+    return out;
+  }();
+  return names;
+}
+
+const OptionSet& capacity_option_set() {
+  static constexpr double kIntMax = std::numeric_limits<int>::max();  // static: clang needs no capture
+  static const OptionSet set = [] {
+    OptionSet s;
+    s.options = {
+        {"batch", OptionType::string_enum, {}, {}, {"max"}, nullptr,
+         "\"max\": find the batch by the capacity search (same as axes.batch = \"max\")"},
+        {"memory_budget", OptionType::byte_size, {}, {}, {}, nullptr,
+         "memory limit of a batch-search probe (required on the CPU unless --memory-budget)"},
+        {"start", OptionType::integer, 1, kIntMax, {}, 8, "first batch the search probes"},
+        {"max_batch", OptionType::integer, 1, kIntMax, {}, 4096, "largest batch the search probes"},
+        {"multiple_of", OptionType::integer, 1, kIntMax, {}, 8, "every probed batch is a multiple of this"},
+        {"measure_peak", OptionType::boolean, {}, {}, {}, true,
+         "measure the matmul peak for utilization (false: the GPU table's peak, if any)"},
+        {"target", OptionType::custom, {}, {}, {}, nullptr,
+         "time-to-train target: \"1e9 samples\", \"2e12 tokens\", \"3 epochs\" (a number: samples)",
+         [](const json& v) -> std::string {
+           if (!v.is_string() && !v.is_number())
+             return "must be a training target like \"1e9 samples\", got " + excerpt(v);
+           try {
+             capacity::parse_target(v.is_string() ? v.get<std::string>() : v.dump(), "target");
+           } catch (const InputError& e) {
+             // what() is "<file>: <field>: <message>"; keep the message.
+             return std::string(e.what()).substr(e.file().size() + e.field().size() + 4);
+           }
+           return "";
+         }},
+        {"devices", OptionType::integer, 1, kIntMax, {}, 1, "devices one run occupies (scales device-hours, cost, energy)"},
+        {"price_per_device_hour", OptionType::number, 0, {}, {}, nullptr, "price of one device-hour, for the cost projection"},
+        {"avg_power_watts", OptionType::number, 0, {}, {}, nullptr, "average power per device, for the energy projection"},
+    };
+    // The search probes multiples of multiple_of from start (rounded up) to max_batch.
+    s.rules = {{"start", [](const json&, const json& o) -> std::string {
+                  const auto start = o["start"].get<long long>(), max = o["max_batch"].get<long long>();
+                  const auto step = o["multiple_of"].get<long long>();
+                  if ((start + step - 1) / step * step <= max) return "";
+                  return detail::concat("no batch to probe: ", start, " rounded up to a multiple of capacity.multiple_of (",
+                                        step, ") exceeds capacity.max_batch (", max, ")");
+                }}};
+    return s;
+  }();
+  return set;
+}
+
+namespace {
+
+const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_ci",
+                                            "time_budget_s", "rounds", "max_rounds",
+                                            "interleave", "segment_warmup"};
+const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
+                                               "kineto",  "nvtx",   "gzip"};
+const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
+const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
+const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
+const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& s) {
+  return std::find(items.begin(), items.end(), s) != items.end();
+}
+
+// Typed readers that raise InputError naming the file and the field (a dotted path).
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw InputError(file_, field, message);
+  }
+
+  void expect_object(const json& j, const std::string& field) const {
+    if (!j.is_object()) fail(field, "must be an object, got " + excerpt(j));
+  }
+
+  // Object whose keys must all be in `allowed`.
+  void expect_keys(const json& j, const std::string& field,
+                   const std::vector<std::string>& allowed, const std::string& what) const {
+    expect_object(j, field);
+    for (const auto& [key, value] : j.items()) {
+      if (contains(allowed, key)) continue;
+      const std::string suggestion = closest_name(key, allowed);
+      const std::string name = text_excerpt(key);
+      fail(field.empty() ? name : field + "." + name,
+           "unknown " + what + " '" + name + "' (allowed: " + join(allowed) + ")" +
+               (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"));
+    }
+  }
+
+  std::string string(const json& j, const std::string& field) const {
+    if (!j.is_string()) fail(field, "must be a string, got " + excerpt(j));
+    return j.get<std::string>();
+  }
+
+  std::string one_of(const json& j, const std::string& field, const std::vector<std::string>& allowed,
+                     const std::string& what) const {
+    const std::string s = string(j, field);
+    if (!contains(allowed, s))
+      fail(field, "unknown " + what + " '" + text_excerpt(s) + "' (allowed: " + join(allowed) + ")");
+    return s;
+  }
+
+  bool boolean(const json& j, const std::string& field) const {
+    if (!j.is_boolean()) fail(field, "must be true or false, got " + excerpt(j));
+    return j.get<bool>();
+  }
+
+  // Integers in [min_value, max_value]; a larger one is refused, never clamped.
+  long long integer(const json& j, const std::string& field, long long min_value,
+                    long long max_value = std::numeric_limits<long long>::max()) const {
+    if (!j.is_number_integer()) fail(field, "must be an integer, got " + excerpt(j));
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(max_value))
+      fail(field, "must be <= " + std::to_string(max_value) + ", got " + excerpt(j));
+    const long long v = j.get<long long>();
+    if (v < min_value) fail(field, "must be >= " + std::to_string(min_value) + ", got " + excerpt(j));
+    if (v > max_value) fail(field, "must be <= " + std::to_string(max_value) + ", got " + excerpt(j));
+    return v;
+  }
+
+  int small_int(const json& j, const std::string& field, int min_value,
+                int max_value = std::numeric_limits<int>::max()) const {
+    return static_cast<int>(integer(j, field, min_value, max_value));
+  }
+
+  double number(const json& j, const std::string& field, double min_value, bool strictly,
+                double max_value = std::numeric_limits<double>::max()) const {
+    if (!j.is_number()) fail(field, "must be a number, got " + excerpt(j));
+    const double v = j.get<double>();
+    if (strictly ? !(v > min_value) : !(v >= min_value))
+      fail(field, detail::concat("must be ", strictly ? "> " : ">= ", min_value, ", got ", excerpt(j)));
+    if (!(v <= max_value)) fail(field, detail::concat("must be <= ", max_value, ", got ", excerpt(j)));
+    return v;
+  }
+
+  // An axis: a scalar (one-element axis) or a non-empty array without duplicates.
+  template <typename T, typename ReadOne>
+  std::vector<T> axis(const json& j, const std::string& field, ReadOne read_one) const {
+    std::vector<T> values;
+    if (!j.is_array()) {
+      values.push_back(read_one(j, field));
+      return values;
+    }
+    if (j.empty()) fail(field, "must not be empty (give at least one value)");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string item = field + "[" + std::to_string(i) + "]";
+      T v = read_one(j[i], item);
+      if (std::find(values.begin(), values.end(), v) != values.end())
+        fail(item, "duplicate value " + excerpt(j[i]));
+      values.push_back(std::move(v));
+    }
+    return values;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+void check_model_name(const Reader& r, const std::string& name, const std::string& field,
+                      const MatrixParseOptions& options) {
+  if (!options.known_models.empty() && !contains(options.known_models, name))
+    r.fail(field, "unknown model '" + text_excerpt(name) + "' (known: " + join(options.known_models) + ")");
+}
+
+void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
+  if (j.is_string()) {
+    p.optimizer = r.one_of(j, "optimizer", kOptimizerNames, "optimizer");
+  } else {
+    r.expect_keys(j, "optimizer", kOptimizerKeys, "optimizer key");
+    if (!j.contains("name")) r.fail("optimizer.name", "is required (adam or sgd)");
+    p.optimizer = r.one_of(j["name"], "optimizer.name", kOptimizerNames, "optimizer");
+    if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);  // finite: JSON has no inf
+    if (j.contains("momentum")) {
+      if (p.optimizer != "sgd") r.fail("optimizer.momentum", "only applies to sgd");
+      p.momentum = r.number(j["momentum"], "optimizer.momentum", 0.0, false, 1.0);
+    }
+  }
+  // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
+  if (p.optimizer == "sgd" && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
+}
+
+void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
+  r.expect_keys(j, "steps", kStepKeys, "steps key");
+  if (j.contains("warmup")) s.warmup_steps = r.small_int(j["warmup"], "steps.warmup", 0, kMaxWarmupSteps);
+  if (j.contains("min")) s.min_steps = r.small_int(j["min"], "steps.min", 1, kMaxSteps);
+  if (j.contains("max")) s.max_steps = r.small_int(j["max"], "steps.max", 1, kMaxSteps);
+  if (j.contains("target_rel_ci"))
+    s.target_rel_ci = r.number(j["target_rel_ci"], "steps.target_rel_ci", 0.0, false, 1.0);
+  if (j.contains("time_budget_s"))
+    s.time_budget_s = r.number(j["time_budget_s"], "steps.time_budget_s", 0.0, true, kMaxTimeBudgetS);
+  if (s.min_steps > s.max_steps)
+    r.fail("steps.min", "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " +
+                            std::to_string(s.max_steps));
+  if (j.contains("rounds")) {
+    s.rounds = r.small_int(j["rounds"], "steps.rounds", 1, kMaxRounds);
+    if (s.rounds > s.max_steps)
+      r.fail("steps.rounds", "must be <= steps.max (every round measures at least one step), got " +
+                                 std::to_string(s.rounds) + " > " + std::to_string(s.max_steps));
+    s.max_rounds = s.rounds;  // no extra rounds unless steps.max_rounds asks for them
+  } else if (s.rounds > s.max_steps) {
+    // The default number of rounds never asks for more steps than steps.max allows.
+    s.rounds = s.max_steps;
+    s.max_rounds = std::min(s.max_rounds, s.max_steps);
+  }
+  if (j.contains("max_rounds")) {
+    s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1, kMaxRounds);
+  }
+  if (s.max_rounds < s.rounds)
+    r.fail("steps.max_rounds", "must be >= steps.rounds, got " + std::to_string(s.max_rounds) +
+                                   " < " + std::to_string(s.rounds));
+  if (j.contains("interleave")) s.interleave = r.boolean(j["interleave"], "steps.interleave");
+  if (j.contains("segment_warmup"))
+    s.segment_warmup = r.small_int(j["segment_warmup"], "steps.segment_warmup", 0, kMaxWarmupSteps);
+}
+
+void parse_profile(const Reader& r, const json& j, ProfileOptions& p) {
+  r.expect_keys(j, "profile", kProfileKeys, "profile key");
+  if (j.contains("enabled")) p.enabled = r.boolean(j["enabled"], "profile.enabled");
+  if (j.contains("window")) p.window = r.small_int(j["window"], "profile.window", 1, kMaxProfileWindow);
+  if (j.contains("host_trace")) p.host_trace = r.boolean(j["host_trace"], "profile.host_trace");
+  if (j.contains("cupti")) p.cupti = r.boolean(j["cupti"], "profile.cupti");
+  if (j.contains("kineto")) p.kineto = r.boolean(j["kineto"], "profile.kineto");
+  if (j.contains("nvtx")) p.nvtx = r.boolean(j["nvtx"], "profile.nvtx");
+  if (j.contains("gzip")) p.gzip = r.boolean(j["gzip"], "profile.gzip");
+}
+
+// Thresholds above which a scenario's measurements count as contended (host_load.hpp). A shared
+// CI runner with a known steady background load can raise them; a value too high hides real load.
+void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
+  r.expect_keys(j, "contention", kContentionKeys, "contention key");
+  if (j.contains("other_cpu_cores"))
+    t.other_cpu_cores = r.number(j["other_cpu_cores"], "contention.other_cpu_cores", 0.0, true, kMaxOtherCpuCores);
+  if (j.contains("steal_fraction")) {
+    t.steal_fraction = r.number(j["steal_fraction"], "contention.steal_fraction", 0.0, true);
+    if (t.steal_fraction > 1.0)
+      r.fail("contention.steal_fraction", "is a fraction of CPU time, must be <= 1, got " +
+                                              excerpt(j["steal_fraction"]));
+  }
+}
+
+// One value of a product axis, as its rule allows; normalized for comparison.
+json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, const std::string& field,
+                      const MatrixParseOptions& options) {
+  const AxisValueRule& rule = axis.product->rule;
+  switch (rule.kind) {
+    case AxisValueRule::Kind::model_name: {
+      const std::string name = r.string(v, field);
+      check_model_name(r, name, field, options);
+      return name;
+    }
+    case AxisValueRule::Kind::choice:
+      return r.one_of(v, field, *rule.choices, axis.name);
+    case AxisValueRule::Kind::integer:
+      return r.small_int(v, field, rule.min, rule.max);
+  }
+  throw std::logic_error("unhandled axis value rule");
+}
+
+// {axis: value or [values]} with known axis names (exclude entries and the baseline).
+json parse_axis_selector(const Reader& r, const json& j, const std::string& field,
+                         const MatrixParseOptions& options, bool allow_lists) {
+  r.expect_keys(j, field, matrix_axis_names(), "axis");
+  json out = json::object();
+  for (const auto& [axis, v] : j.items()) {
+    const std::string f = field + "." + axis;
+    const ScenarioAxis& entry = *find_axis(axis);
+    if (allow_lists && v.is_array()) {
+      if (v.empty()) r.fail(f, "must not be empty");
+      json list = json::array();
+      for (std::size_t i = 0; i < v.size(); ++i)
+        list.push_back(parse_axis_value(r, entry, v[i], f + "[" + std::to_string(i) + "]", options));
+      out[axis] = list;
+    } else {
+      out[axis] = parse_axis_value(r, entry, v, f, options);
+    }
+  }
+  return out;
+}
+
+void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec,
+                const MatrixParseOptions& options) {
+  r.expect_keys(axes, "axes", matrix_axis_names(), "axis");
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.product || !axes.contains(axis.name)) continue;
+    const json& values = axes[axis.name];
+    const std::string field = std::string("axes.") + axis.name;
+    // The one value that is not a list item: the batch found by a capacity search.
+    if (std::string_view(axis.name) == "batch" && values.is_string()) {
+      if (values.get<std::string>() != "max")
+        r.fail(field, "must be a positive integer, a list of them, or \"max\", got " + excerpt(values));
+      spec.batch_search = true;
+      continue;
+    }
+    axis.product->store(spec, r.axis<json>(values, field, [&](const json& v, const std::string& f) {
+      return parse_axis_value(r, axis, v, f, options);
+    }));
+  }
+}
+
+void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
+  r.expect_object(j, "dataset_options");
+  p.dataset_options = j;
+  if (!j.contains("path")) return;
+  const std::string path = r.string(j["path"], "dataset_options.path");
+  // Datasets that can generate their files (images) do so unless create is false.
+  const bool create = !j.contains("create") || r.boolean(j["create"], "dataset_options.create");
+  // The error_code form: a name too long or unreadable is "does not exist", not a library throw.
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(path, ec))
+    r.fail("dataset_options.path",
+           "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
+}
+
+// model_options against every model of the matrix; dataset_options against the dataset each
+// model will use (the matrix's `dataset`, else the model's default), with the model's default
+// dataset options under them as the dataset will see them.
+void check_component_options(const Reader& r, const MatrixSpec& spec, const MatrixParseOptions& options) {
+  const ScenarioParams& d = spec.defaults;
+  const json model_options = d.model_options.is_object() ? d.model_options : json::object();
+  const json dataset_options = d.dataset_options.is_object() ? d.dataset_options : json::object();
+  for (const auto& model : spec.models) {
+    const auto m = options.model_specs.find(model);
+    const ModelOptionSpecs* specs = m == options.model_specs.end() ? nullptr : &m->second;
+    if (specs) validate_options(model_options, specs->options, {r.file(), "model_options", "model '" + model + "'"});
+    const std::string dataset = !d.dataset.empty() ? d.dataset : specs ? specs->default_dataset : "";
+    const auto ds = options.dataset_specs.find(dataset);
+    if (ds == options.dataset_specs.end()) continue;
+    const std::string owner = "dataset '" + dataset + "'" +
+                              (d.dataset.empty() ? " (the default dataset of model '" + model + "')" : "");
+    validate_options(dataset_options, ds->second, {r.file(), "dataset_options", owner},
+                     specs ? specs->default_dataset_options : json::object());
+  }
+}
+
+// The axes multiply before exclude removes anything: a few kilobytes of axis values could ask for
+// billions of scenarios, which expand() would build in memory. 10,000 is weeks of measuring.
+constexpr std::size_t kMaxScenarios = 10'000;
+
+// How many values each product axis has, in scenario_axes() order. An axis without values (the
+// batch of a batch search) counts as one: the defaults' value stands in.
+std::vector<std::size_t> product_sizes(const MatrixSpec& spec) {
+  std::vector<std::size_t> sizes;
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product) sizes.push_back(std::max<std::size_t>(axis.product->size(spec), 1));
+  return sizes;
+}
+
+void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
+  std::size_t count = 1;
+  for (const std::size_t n : product_sizes(spec)) {
+    if (n > kMaxScenarios / count)
+      r.fail("axes", "the axes multiply to more than " + std::to_string(kMaxScenarios) +
+                         " scenarios (split the matrix into several files)");
+    count *= n;
+  }
+}
+
+// nlohmann resizes an array to reach an index past its end: "axes.batch.4000000000=1" would
+// allocate four billion nulls. Walks the part of `segments` that exists and refuses such an index.
+void check_array_indices(const json& j, const std::vector<std::string>& segments, const std::string& field) {
+  const json* at = &j;
+  // Past the last existing value the override creates the path, and nlohmann makes a list of any
+  // numeric segment there ("new.list.4000000000" would allocate four billion nulls): a created
+  // list starts empty, so only index 0 (its first value) is allowed.
+  bool creating = false;
+  for (const auto& segment : segments) {
+    const bool digits = !segment.empty() &&
+                        std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (creating || at->is_null()) {
+      creating = true;
+      if (digits && segment != "0")
+        throw InputError("--set", field, "index " + text_excerpt(segment, 20) +
+                                             " is past the end of the list (0 values)");
+    } else if (at->is_object()) {
+      const auto it = at->find(segment);
+      if (it == at->end()) creating = true;
+      else at = &*it;
+    } else if (at->is_array()) {
+      if (!digits) return;  // not an index: nlohmann's own error says so
+      // More than 9 digits is past the end of any list a matrix holds (and past stoul's range).
+      const std::size_t index = segment.size() > 9 ? std::string::npos : std::stoul(segment);
+      if (index > at->size())
+        throw InputError("--set", field, "index " + text_excerpt(segment, 20) + " is past the end of the list (" +
+                                             std::to_string(at->size()) + " values)");
+      if (index == at->size()) creating = true;  // appends one value
+      else at = &(*at)[index];
+    } else {
+      return;  // a scalar in the way: nlohmann's own error says so
+    }
+  }
+}
+
+// Nesting depth of `j` (a scalar is 0, [] is 1), without recursion. A file is bounded by
+// check_json_bounds as it is read, but overrides nest values into values: each one could go
+// 64 levels deeper than the last, until dump and copy overflow the stack.
+int nesting_depth(const json& j) {
+  int deepest = 0;
+  std::vector<std::pair<const json*, int>> pending{{&j, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    deepest = std::max(deepest, depth + 1);
+    for (const auto& child : *value) pending.emplace_back(&child, depth + 1);
+  }
+  return deepest;
+}
+
+// A bare --set value is kept as a string, and results.json, the history and every report dump
+// it: text that is not UTF-8 would make that dump throw after the whole run.
+bool valid_utf8(const std::string& text) {
+  try {
+    (void)json(text).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const json& selector) {
+  for (const auto& [axis, wanted] : selector.items()) {
+    const json actual = axis_value(spec, p, axis);
+    const bool hit = wanted.is_array()
+                         ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
+                         : wanted == actual;
+    if (!hit) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+json read_matrix_json(const std::string& path) { return read_json_file(path, "matrix file"); }
+
+MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options) {
+  const Reader r(file);
+  if (!j.is_object()) r.fail("", "a matrix file must be a JSON object, got " + std::string(j.type_name()));
+  r.expect_keys(j, "", matrix_keys(), "top-level key");
+
+  MatrixSpec spec;
+  spec.file = file;
+  ScenarioParams& d = spec.defaults;
+
+  if (!j.contains("name")) r.fail("name", "is required (a short name for the matrix)");
+  spec.name = r.string(j["name"], "name");
+  if (spec.name.empty()) r.fail("name", "must not be empty");
+  if (j.contains("description")) spec.description = r.string(j["description"], "description");
+
+  if (j.contains("model")) {
+    d.model = r.string(j["model"], "model");
+    check_model_name(r, d.model, "model", options);
+  }
+  if (j.contains("dataset")) {
+    d.dataset = r.string(j["dataset"], "dataset");
+    if (!d.dataset.empty() && !options.known_datasets.empty() &&
+        !contains(options.known_datasets, d.dataset))
+      r.fail("dataset", "unknown dataset '" + text_excerpt(d.dataset) + "' (known: " + join(options.known_datasets) + ")");
+  }
+  if (j.contains("dataset_options")) parse_dataset_options(r, j["dataset_options"], d);
+  if (j.contains("model_options")) {
+    r.expect_object(j["model_options"], "model_options");
+    d.model_options = j["model_options"];
+  }
+
+  spec.device_request = j.contains("device") ? r.one_of(j["device"], "device", kDeviceNames, "device") : "auto";
+  if (spec.device_request == "cuda" && !options.cuda_available)
+    r.fail("device", "CUDA requested but no GPU is available (use \"auto\" or \"cpu\")");
+  d.device = spec.device_request == "auto" ? (options.cuda_available ? "cuda" : "cpu")
+                                           : spec.device_request;
+
+  if (j.contains("optimizer")) parse_optimizer(r, j["optimizer"], d);
+  if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));  // <= 2^63-1
+  if (j.contains("steps")) parse_steps(r, j["steps"], d.stopping);
+  if (j.contains("profile")) {
+    parse_profile(r, j["profile"], d.profile);
+    profiling::validate_profile_options(d.profile, d.device, file);
+  }
+  if (j.contains("contention")) parse_contention(r, j["contention"], d.contention);
+  if (j.contains("test_delay_ms"))
+    d.test_delay_ms = r.number(j["test_delay_ms"], "test_delay_ms", 0.0, false, kMaxTestDelayMs);
+  parse_isolation_settings(j, file);  // "isolate", "test_crash": checked here, kept out of the spec
+  if (j.contains("hold_effective_batch"))
+    spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
+
+  if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
+  // An axis the matrix does not list has one value: the defaults' (the top-level model, fp32...).
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product && axis.product->size(spec) == 0) axis.product->store(spec, {axis.value(d)});
+  if (spec.batch_search) spec.batch.clear();  // the search decides it
+  d.model = spec.models.front();
+  check_scenario_count(r, spec);
+  check_component_options(r, spec, options);
+
+  if (j.contains("capacity")) {
+    spec.capacity = j["capacity"];
+    validate_options(spec.capacity, capacity_option_set(), {file, "capacity", "the capacity section"});
+    if (spec.capacity.contains("batch") && spec.capacity["batch"] == "max") {
+      if (j.contains("axes") && j["axes"].contains("batch") && !spec.batch_search)
+        r.fail("capacity.batch", "\"max\" conflicts with the explicit axes.batch list");
+      spec.batch_search = true;
+      spec.batch.clear();
+    }
+  }
+
+  if (j.contains("exclude")) {
+    const json& ex = j["exclude"];
+    if (!ex.is_array()) r.fail("exclude", "must be a list of objects, got " + excerpt(ex));
+    for (std::size_t i = 0; i < ex.size(); ++i) {
+      const std::string field = "exclude[" + std::to_string(i) + "]";
+      if (ex[i].is_object() && ex[i].empty()) r.fail(field, "must name at least one axis");
+      spec.exclude.push_back(parse_axis_selector(r, ex[i], field, options, true));
+    }
+  }
+  if (j.contains("baseline")) spec.baseline = parse_axis_selector(r, j["baseline"], "baseline", options, false);
+
+  // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
+  if (expand(spec).empty()) r.fail("exclude", "excludes every scenario of the matrix");
+  return spec;
+}
+
+MatrixSpec load_matrix(const std::string& path, const MatrixParseOptions& options,
+                       const std::vector<std::string>& set_overrides) {
+  return parse_matrix(apply_set_overrides(read_matrix_json(path), set_overrides), path, options);
+}
+
+json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set", text_excerpt(item), "expected KEY=VALUE, e.g. steps.max=20 or axes.workers=[0,2]");
+    if (!valid_utf8(item)) throw InputError("--set", "", "an override is not valid UTF-8 text");
+    const std::string key = item.substr(0, eq);
+    const std::string text = item.substr(eq + 1);
+    const std::string field = text_excerpt(key);  // a message quotes a short part of a long key
+    // Every segment is one more level of nesting in the matrix.
+    if (std::count(key.begin(), key.end(), '.') >= kMaxJsonDepth)
+      throw InputError("--set", field, "has more than " + std::to_string(kMaxJsonDepth) + " path segments");
+    std::string pointer;
+    std::vector<std::string> segments;
+    std::size_t start = 0;
+    while (start <= key.size()) {
+      const auto dot = std::min(key.find('.', start), key.size());
+      const std::string segment = key.substr(start, dot - start);
+      if (segment.empty()) throw InputError("--set", field, "empty path segment");
+      pointer += "/";
+      for (char c : segment) pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      segments.push_back(segment);
+      start = dot + 1;
+    }
+    check_array_indices(j, segments, field);
+    // A value that does not parse as JSON is a bare string: device=cpu. Too deep or out of range
+    // is refused either way, as it would be in the file.
+    check_json_bounds(text, "--set", field);
+    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = text;
+    try {
+      j[json::json_pointer(pointer)] = std::move(value);
+    } catch (const json::exception& e) {
+      throw InputError("--set", field, "cannot set this path: " + json_error_text(e));
+    }
+    if (nesting_depth(j) > kMaxJsonDepth)
+      throw InputError("--set", field, "nests the matrix more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+  }
+  return j;
+}
+
+json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::string& axis) {
+  const ScenarioAxis* entry = find_axis(axis);
+  if (entry == nullptr || !entry->product) throw std::invalid_argument("unknown axis '" + axis + "'");
+  if (axis == "batch" && spec.hold_effective_batch) return p.effective_batch;  // as the matrix writes it
+  return entry->value(p);
+}
+
+std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
+  std::vector<const ProductAxis*> axes;
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product) axes.push_back(&*axis.product);
+  std::vector<ScenarioParams> out;
+  for_each_combination(product_sizes(spec), [&](const std::vector<std::size_t>& indices) {
+    ScenarioParams p = spec.defaults;
+    // An axis without values (the batch of a batch search, decided later) keeps the defaults'.
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      if (axes[a]->size(spec) > 0) axes[a]->apply(spec, indices[a], p);
+    const bool holds_effective = spec.hold_effective_batch && !spec.batch_search;
+    const int batch = p.batch;  // the batch axis's value: effective when held
+    if (holds_effective) {
+      p.effective_batch = batch;
+      p.batch = batch / p.accumulation;
+    } else {
+      p.effective_batch = batch * p.accumulation;
+    }
+    const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
+                                      [&](const json& e) { return matches_selector(spec, p, e); });
+    if (excluded) return;
+    if (holds_effective && batch % p.accumulation != 0)
+      throw InputError(spec.file, "axes.batch/axes.accumulation",
+                       "hold_effective_batch: effective batch " + std::to_string(batch) +
+                           " is not divisible by accumulation " + std::to_string(p.accumulation) +
+                           " (exclude this combination or change the values)");
+    out.push_back(std::move(p));
+  });
+  return out;
+}
+
+BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
+  BaselineChoice choice;
+  choice.wanted = json::object();
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.product) continue;
+    if (!axis.product->baseline.is_null())
+      choice.wanted[axis.name] = axis.product->baseline;
+    else if (axis.product->size(spec) > 0)  // not the batch of a batch search
+      choice.wanted[axis.name] = axis.product->written(spec, 0);
+  }
+  for (const auto& [axis, v] : spec.baseline.items()) choice.wanted[axis] = v;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    if (matches_selector(spec, scenarios[i], choice.wanted)) {
+      choice.index = i;
+      choice.matched = true;
+      return choice;
+    }
+  }
+  return choice;
+}
+
+}  // namespace tb

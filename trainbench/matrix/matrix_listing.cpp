@@ -1,0 +1,91 @@
+#include <trainbench/matrix/matrix_listing.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+#include <trainbench/matrix/axis.hpp>
+
+namespace tb {
+
+namespace {
+
+struct Column {
+  std::string header;
+  bool numeric;  // numbers right-aligned, text left-aligned
+  std::function<std::string(std::size_t index, const ScenarioParams&)> cell;
+};
+
+// The scenario's index and id, the listed fields of scenario_axes(), the effective batch.
+std::vector<Column> columns() {
+  std::vector<Column> out = {
+      {"#", true, [](std::size_t index, const ScenarioParams&) { return std::to_string(index); }},
+      {"id", false, [](std::size_t, const ScenarioParams& p) { return scenario_id(p); }}};
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (axis.listing.header == nullptr) continue;
+    out.push_back({axis.listing.header, axis.listing.numeric, [&axis](std::size_t, const ScenarioParams& p) {
+                     const std::string text = axis_text(axis.value(p));
+                     return text.empty() ? std::string(axis.listing.empty_text) : text;
+                   }});
+  }
+  out.push_back({"eff-batch", true,
+                 [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
+  return out;
+}
+
+}  // namespace
+
+std::string format_scenario_list(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
+  std::ostringstream os;
+  os << "matrix: " << spec.name << " (" << spec.file << ")\n";
+  if (!spec.description.empty()) os << "description: " << spec.description << "\n";
+  os << "device: " << spec.device_request;
+  if (!scenarios.empty() && spec.device_request == "auto") os << " -> " << scenarios.front().device;
+  os << "\n";
+  os << "scenarios: " << scenarios.size() << " (order: ";
+  const char* separator = "";
+  for (const auto& name : matrix_axis_names()) {
+    os << separator << name;
+    separator = ", ";
+  }
+  if (!spec.exclude.empty()) os << "; " << spec.exclude.size() << " exclude rule(s) applied";
+  os << ")\n";
+  if (spec.hold_effective_batch) os << "batch axis holds the EFFECTIVE batch; micro-batch = batch / accumulation\n";
+  if (spec.batch_search)
+    os << "batch: found by a capacity search (\"max\"); the micro-batch shown is a placeholder\n";
+  if (scenarios.empty()) return os.str();
+
+  const BaselineChoice baseline = choose_baseline(spec, scenarios);
+  if (baseline.matched)
+    os << "baseline (*): " << scenario_id(scenarios[baseline.index]) << "\n";
+  else
+    os << "baseline (*): no scenario matches " << baseline.wanted.dump()
+       << "; the first scenario is used instead\n";
+
+  const std::vector<Column> cols = columns();
+  std::vector<std::vector<std::string>> rows(1);
+  for (const Column& col : cols) rows[0].push_back(col.header);
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    auto& row = rows.emplace_back();
+    for (const Column& col : cols) row.push_back(col.cell(i, scenarios[i]));
+  }
+  std::vector<std::size_t> width(cols.size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < cols.size(); ++c) width[c] = std::max(width[c], row[c].size());
+
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const bool is_baseline = r > 0 && r - 1 == baseline.index;
+    std::string line = is_baseline ? "* " : "  ";
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const std::string& cell = rows[r][c];
+      const std::string pad(width[c] - cell.size(), ' ');
+      line += cols[c].numeric ? pad + cell : cell + pad;
+      if (c + 1 < cols.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tb

@@ -1,0 +1,129 @@
+#include <trainbench/matrix/scenario.hpp>
+
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include <trainbench/matrix/axis.hpp>
+#include <trainbench/support/json_integer.hpp>
+
+namespace tb {
+
+namespace {
+constexpr std::array<const char*, 4> kPrecisionNames = {"fp32", "tf32", "amp_fp16", "amp_bf16"};
+}
+
+const char* to_string(Precision p) { return kPrecisionNames[static_cast<int>(p)]; }
+
+std::optional<Precision> parse_precision(const std::string& s) {
+  for (std::size_t i = 0; i < kPrecisionNames.size(); ++i)
+    if (s == kPrecisionNames[i]) return static_cast<Precision>(i);
+  return std::nullopt;
+}
+
+const std::vector<std::string>& precision_names() {
+  static const std::vector<std::string> names(kPrecisionNames.begin(), kPrecisionNames.end());
+  return names;
+}
+
+std::string scenario_id(const ScenarioParams& p) { return scenario_id_without(p, ""); }
+
+nlohmann::json scenario_key(const ScenarioParams& p) {
+  nlohmann::json key = nlohmann::json::object();
+  for (const ScenarioAxis& axis : scenario_axes()) key[axis.name] = axis.value(p);
+  return key;
+}
+
+std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& p : scenarios) {
+    nlohmann::json k = scenario_key(p);
+    k["model_options"] = p.model_options;
+    k["dataset_options"] = p.dataset_options;
+    k["seed"] = p.seed;
+    k["learning_rate"] = p.learning_rate;
+    k["momentum"] = p.momentum;
+    k["stopping"] = p.stopping;
+    all.push_back(std::move(k));
+  }
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : all.dump()) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void to_json(nlohmann::json& j, const StoppingRule& s) {
+  j = {{"warmup_steps", s.warmup_steps},   {"min_steps", s.min_steps},
+       {"max_steps", s.max_steps},         {"target_rel_ci", s.target_rel_ci},
+       {"time_budget_s", s.time_budget_s}, {"rounds", s.rounds},
+       {"max_rounds", s.max_rounds},       {"interleave", s.interleave},
+       {"segment_warmup", s.segment_warmup}};
+}
+void from_json(const nlohmann::json& j, StoppingRule& s) {
+  s.warmup_steps = integer_field(j, "warmup_steps", s.warmup_steps);
+  s.min_steps = integer_field(j, "min_steps", s.min_steps);
+  s.max_steps = integer_field(j, "max_steps", s.max_steps);
+  s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
+  s.time_budget_s = j.value("time_budget_s", s.time_budget_s);
+  // Files from before segments measured one block: one round, nothing interleaved.
+  s.rounds = integer_field(j, "rounds", 1);
+  s.max_rounds = integer_field(j, "max_rounds", s.rounds);
+  s.interleave = j.value("interleave", false);
+  s.segment_warmup = integer_field(j, "segment_warmup", 0);
+}
+
+void to_json(nlohmann::json& j, const ProfileOptions& p) {
+  j = {{"enabled", p.enabled}, {"window", p.window}, {"host_trace", p.host_trace},
+       {"cupti", p.cupti},     {"kineto", p.kineto}, {"nvtx", p.nvtx},
+       {"gzip", p.gzip}};
+}
+void from_json(const nlohmann::json& j, ProfileOptions& p) {
+  p.enabled = j.value("enabled", p.enabled);
+  p.window = integer_field(j, "window", p.window);
+  p.host_trace = j.value("host_trace", p.host_trace);
+  p.cupti = j.value("cupti", p.cupti);
+  p.kineto = j.value("kineto", p.kineto);
+  p.nvtx = j.value("nvtx", p.nvtx);
+  p.gzip = j.value("gzip", p.gzip);
+}
+
+void to_json(nlohmann::json& j, const ScenarioParams& p) {
+  j = scenario_key(p);
+  j["learning_rate"] = p.learning_rate;
+  if (p.optimizer == "sgd") j["momentum"] = p.momentum;
+  j["effective_batch"] = p.effective_batch;
+  j["seed"] = p.seed;
+  j["dataset_options"] = p.dataset_options;
+  j["model_options"] = p.model_options;
+  j["stopping"] = p.stopping;
+  j["profile"] = p.profile;
+  j["contention"] = p.contention;
+  if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
+}
+void from_json(const nlohmann::json& j, ScenarioParams& p) {
+  for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);
+  p.learning_rate = j.value("learning_rate", p.learning_rate);
+  p.momentum = j.value("momentum", p.momentum);
+  if (j.contains("effective_batch")) {
+    p.effective_batch = integer_field(j, "effective_batch", 0);
+  } else {
+    // In 64 bits: batch and accumulation of an edited file may multiply past an int.
+    const long long product = static_cast<long long>(p.batch) * p.accumulation;
+    if (!std::in_range<int>(product)) throw std::invalid_argument("batch * accumulation does not fit an integer");
+    p.effective_batch = static_cast<int>(product);
+  }
+  p.seed = integer_field(j, "seed", p.seed);
+  p.dataset_options = j.value("dataset_options", nlohmann::json::object());
+  p.model_options = j.value("model_options", nlohmann::json::object());
+  if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();
+  if (j.contains("profile")) p.profile = j.at("profile").get<ProfileOptions>();
+  p.test_delay_ms = j.value("test_delay_ms", 0.0);
+  if (j.contains("contention")) p.contention = j.at("contention").get<ContentionThresholds>();
+}
+
+}  // namespace tb

@@ -1,0 +1,93 @@
+// One point of a scenario matrix: everything that defines a training-loop measurement.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <trainbench/measure/host_load.hpp>
+
+namespace tb {
+
+enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
+
+const char* to_string(Precision p);
+std::optional<Precision> parse_precision(const std::string& s);
+const std::vector<std::string>& precision_names();
+
+// How a scenario is measured. It runs warmup_steps unmeasured steps once, then `rounds`
+// segments, one per round of a schedule that interleaves the matrix's scenarios in a new
+// shuffled order every round (interleave = false: each scenario's rounds back to back). Each
+// segment re-warms with segment_warmup unmeasured steps (after a switch from another scenario)
+// and measures between ceil(min_steps / rounds) and ceil(max_steps / rounds) steps, stopping at
+// time_budget_s / rounds seconds of measured time once the minimum is reached. A scenario whose
+// drift-aware 95% interval (segment_stats.hpp) is still wider than +-target_rel_ci after `rounds`
+// rounds gets more rounds, up to max_rounds.
+inline constexpr int kMaxRounds = 1000;
+struct StoppingRule {
+  int warmup_steps = 3;
+  int min_steps = 10;
+  int max_steps = 100;
+  double target_rel_ci = 0.02;
+  double time_budget_s = 10.0;
+  int rounds = 6;
+  int max_rounds = 6;
+  bool interleave = true;
+  int segment_warmup = 1;
+};
+
+struct ProfileOptions {
+  bool enabled = false;  // run a profiling pass after the timed pass
+  int window = 5;        // optimizer steps in the profiling window
+  bool host_trace = true;  // trainbench's own Chrome trace of CPU phases (+ CUPTI records)
+  bool cupti = false;      // CUPTI activity collection (GPU only)
+  bool kineto = false;     // LibTorch's Kineto op-level trace
+  bool nvtx = true;        // NVTX ranges around scenario / step / phase
+  bool gzip = false;       // write traces as .json.gz
+};
+
+struct ScenarioParams {
+  std::string model = "mlp";
+  std::string dataset;  // empty: the model's default dataset
+  std::string device = "cpu";  // "cpu" or "cuda" (resolved; never "auto" here)
+  std::string optimizer = "adam";  // "adam" or "sgd"
+  double learning_rate = 1e-3;
+  double momentum = 0.0;  // sgd only
+  Precision precision = Precision::fp32;
+  int workers = 0;        // data-loader worker threads, 0 = main thread
+  int accumulation = 1;   // micro-batches per optimizer step
+  int batch = 32;         // micro-batch size
+  int effective_batch = 32;  // batch * accumulation
+  std::uint64_t seed = 42;
+  nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
+  nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}
+  StoppingRule stopping;
+  ProfileOptions profile;
+  // When a scenario counts as contended (the matrix's "contention" section); not part of what
+  // is measured, so not in the digest either.
+  ContentionThresholds contention;
+  double test_delay_ms = 0.0;  // test-only: fixed delay added to every micro-batch (planted slowdown)
+};
+
+// Stable identifier built from the axis values, e.g. "mlp/fp32/w0/a1/b64".
+std::string scenario_id(const ScenarioParams& p);
+
+// The parameters that identify a scenario across runs (model, dataset, device, optimizer,
+// precision, workers, accumulation, batch) as JSON; used for matching in comparisons.
+nlohmann::json scenario_key(const ScenarioParams& p);
+
+// Digest (16 hex digits, FNV-1a 64) of what a list of scenarios measures: keys, options, seed,
+// learning rate and stopping rule. Profiling options and the test-only delay are left out: they
+// do not change what is measured (the delay stands in for a code change in gate tests).
+std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios);
+
+void to_json(nlohmann::json& j, const StoppingRule& s);
+void from_json(const nlohmann::json& j, StoppingRule& s);
+void to_json(nlohmann::json& j, const ProfileOptions& p);
+void from_json(const nlohmann::json& j, ProfileOptions& p);
+void to_json(nlohmann::json& j, const ScenarioParams& p);
+void from_json(const nlohmann::json& j, ScenarioParams& p);
+
+}  // namespace tb

@@ -1,0 +1,436 @@
+#include <trainbench/measure/comparison.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include <trainbench/measure/segment_stats.hpp>
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/support/json_input.hpp>
+
+namespace tb {
+
+namespace {
+
+bool has_timing(const ScenarioResult& s) {
+  return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
+}
+
+// 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
+int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
+
+// Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
+nlohmann::json parity_key(const ScenarioParams& p) {
+  ScenarioParams q = p;
+  q.precision = Precision::fp32;
+  nlohmann::json k = scenario_key(q);
+  k["seed"] = p.seed;
+  k["learning_rate"] = p.learning_rate;
+  k["model_options"] = p.model_options;
+  k["dataset_options"] = p.dataset_options;
+  return k;
+}
+
+double tail_mean(const std::vector<double>& curve, std::size_t common) {
+  const std::size_t k = std::min<std::size_t>(5, common);
+  double sum = 0;
+  for (std::size_t i = common - k; i < common; ++i) sum += curve[i];
+  return sum / static_cast<double>(k);
+}
+
+// One name per GPU, from either manifest shape: [{name, ...}, ...] or {name, count}.
+std::vector<std::string> gpu_names(const nlohmann::json& env) {
+  std::vector<std::string> names;
+  if (!env.is_object() || !env.contains("gpu")) return names;
+  const auto& g = env["gpu"];
+  if (g.is_array()) {
+    for (const auto& e : g) {
+      if (e.is_string()) names.push_back(e.get<std::string>());
+      else if (e.is_object()) names.push_back(e.value("name", std::string()));
+    }
+  } else if (g.is_object()) {
+    const int count = g.value("count", 1);
+    for (int i = 0; i < count; ++i) names.push_back(g.value("name", std::string()));
+  } else if (g.is_string()) {
+    names.push_back(g.get<std::string>());
+  }
+  return names;
+}
+
+std::string json_string_at(const nlohmann::json& env, const nlohmann::json::json_pointer& ptr) {
+  if (!env.is_object() || !env.contains(ptr)) return "";
+  const auto& v = env.at(ptr);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ within one run
+
+namespace {
+
+// The scenario's typical step time: the segment center when it has segments.
+double overall_median(const ScenarioResult& s) {
+  if (!s.segments.empty()) {
+    std::vector<double> medians;
+    for (const auto& seg : s.segments) medians.push_back(seg.median_s);
+    return stats::segment_center(medians);
+  }
+  return s.step_times_s.empty() ? s.step_time_s.median : stats::median(s.step_times_s);
+}
+
+std::vector<double> segment_medians(const ScenarioResult& s) {
+  std::vector<double> out;
+  for (const auto& seg : s.segments) out.push_back(seg.median_s);
+  return out;
+}
+
+}  // namespace
+
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
+                                       bool paired, double coverage) {
+  const double b = overall_median(baseline), c = overall_median(candidate);
+  if (!(b > 0 && c > 0)) throw std::invalid_argument("step_time_speedup: scenario without step times");
+  const double ratio = b / c;
+  if (paired) {
+    // Rounds both took part in: the two segments of a round were measured minutes apart at
+    // most, under the same machine state, so their ratio cancels the drift.
+    std::vector<double> bs, cs;
+    for (const auto& sb : baseline.segments)
+      for (const auto& sc : candidate.segments)
+        if (sb.round == sc.round && sb.median_s > 0 && sc.median_s > 0) {
+          bs.push_back(sb.median_s);
+          cs.push_back(sc.median_s);
+        }
+    if (bs.size() >= stats::kMinSegments) return stats::paired_ratio_interval(ratio, bs, cs, coverage);
+  }
+  const auto seg_b = segment_medians(baseline), seg_c = segment_medians(candidate);
+  return stats::welch_ratio_interval(ratio, stats::replicates(baseline.step_times_s, seg_b),
+                                     stats::replicates(candidate.step_times_s, seg_c), coverage);
+}
+
+LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference) {
+  LossDrift d;
+  const std::size_t common = std::min(scenario.loss_curve.size(), reference.loss_curve.size());
+  double value = scenario.loss_end, ref = reference.loss_end;
+  if (common > 0) {
+    value = tail_mean(scenario.loss_curve, common);
+    ref = tail_mean(reference.loss_curve, common);
+    d.steps_compared = common;
+  }
+  if (!std::isfinite(value) || !std::isfinite(ref)) {
+    d.rel_drift = std::numeric_limits<double>::max();
+    return d;
+  }
+  d.rel_drift = std::abs(value - ref) / std::max(std::abs(ref), 1e-12);
+  return d;
+}
+
+void annotate_run(RunResult& run, const AnnotateOptions& options) {
+  const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
+  const ScenarioResult* baseline = find_scenario(run, baseline_id);
+  if (baseline && !has_timing(*baseline)) baseline = nullptr;
+
+  std::vector<stats::RatioInterval> speedups;
+  nlohmann::json summary = {{"contended", 0}, {"compared", 0}};
+  for (int i = 0; i < kScenarioStatusCount; ++i)  // every status has its counter, even at 0
+    summary[to_string(static_cast<ScenarioStatus>(i))] = 0;
+  for (auto& s : run.scenarios) {
+    summary[to_string(s.status)] = summary[to_string(s.status)].get<int>() + 1;
+    if (s.contended()) summary["contended"] = summary["contended"].get<int>() + 1;
+    if (!baseline || !has_timing(s)) continue;
+    if (&s == baseline) {
+      s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", 1.0}, {"ci_low", 1.0},
+                               {"ci_high", 1.0}, {"ci_valid", true}, {"verdict", "baseline"}};
+      continue;
+    }
+    // Segments pair by round only when both were interleaved in one session: a scenario measured
+    // again by `run --resume` is set against the rest as between runs.
+    const bool paired = measured_in_resume(*baseline) == measured_in_resume(s);
+    auto r = step_time_speedup(*baseline, s, paired);
+    // Per-sample time: a step of this scenario processes effective_batch samples.
+    const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
+                         static_cast<double>(std::max(1, baseline->params.effective_batch));
+    r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
+    speedups.push_back(r);
+    s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", r.ratio},
+                             {"ci_low", r.low}, {"ci_high", r.high}, {"ci_valid", r.valid},
+                             {"verdict", stats::to_string(stats::classify(r, options.same_threshold))}};
+  }
+
+  for (auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok || s.params.precision == Precision::fp32) continue;
+    const auto key = parity_key(s.params);
+    const ScenarioResult* ref = nullptr;
+    for (const auto& cand : run.scenarios)
+      if (cand.status == ScenarioStatus::ok && cand.params.precision == Precision::fp32 &&
+          parity_key(cand.params) == key) {
+        ref = &cand;
+        break;
+      }
+    if (!ref) continue;
+    const auto drift = loss_drift(s, *ref);
+    s.extra["loss_parity"] = {{"reference_id", ref->id},
+                              {"rel_drift", drift.rel_drift},
+                              {"tolerance", options.loss_tolerance},
+                              {"ok", drift.rel_drift <= options.loss_tolerance},
+                              {"steps_compared", drift.steps_compared}};
+  }
+
+  // Without an ok baseline there is no speedup to summarise (the schema requires one).
+  if (!baseline) return;
+  summary["compared"] = speedups.size();
+  // The baseline alone is, by definition, at speedup 1.
+  const auto g = speedups.empty() ? stats::RatioInterval{} : stats::geometric_mean(speedups);
+  summary["geomean_speedup"] = g.ratio;
+  summary["geomean_ci_low"] = g.low;
+  summary["geomean_ci_high"] = g.high;
+  summary["geomean_ci_valid"] = g.valid;
+  run.extra["summary"] = summary;
+}
+
+// ------------------------------------------------------------------ between two runs
+
+EnvironmentMismatch::EnvironmentMismatch(const std::vector<std::string>& differences)
+    : std::runtime_error("environments differ (different hardware): " + join(differences) +
+                         "; pass --allow-env-mismatch to compare anyway"),
+      differences_(differences) {}
+
+std::vector<std::string> environment_differences(const nlohmann::json& old_env,
+                                                 const nlohmann::json& new_env) {
+  std::vector<std::string> diffs;
+  for (const char* path : {"/cpu/model", "/device"}) {
+    const nlohmann::json::json_pointer ptr(path);
+    const auto a = json_string_at(old_env, ptr), b = json_string_at(new_env, ptr);
+    if (a != b) {
+      std::string field = std::string(path + 1);
+      std::replace(field.begin(), field.end(), '/', '.');
+      diffs.push_back(field + ": '" + a + "' vs '" + b + "'");
+    }
+  }
+  const auto ga = gpu_names(old_env), gb = gpu_names(new_env);
+  if (ga != gb) diffs.push_back("gpu: [" + join(ga) + "] vs [" + join(gb) + "]");
+  return diffs;
+}
+
+const NoiseFloor::Entry* NoiseFloor::find(const nlohmann::json& key) const {
+  for (const auto& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+void to_json(nlohmann::json& j, const NoiseFloor& n) {
+  j = {{"kind", "trainbench-noise-floor"}, {"version", 2}, {"source", n.source},
+       {"max_plausible_pct", kMaxPlausibleNoisePct}, {"scenarios", nlohmann::json::array()}};
+  for (const auto& e : n.entries)
+    j["scenarios"].push_back({{"id", e.id},
+                              {"key", e.key},
+                              {"abs_change_pct", e.abs_change_pct},
+                              {"interval_width_pct", e.interval_width_pct}});
+}
+
+NoiseFloor load_noise_floor(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "noise-floor file");
+  TB_CHECK_INPUT(j.is_object() && j.value("kind", "") == "trainbench-noise-floor", path, "kind",
+                 "not a trainbench noise-floor file (write one with `trainbench compare --aa`)");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
+                 "missing or not an array");
+  NoiseFloor n;
+  std::size_t i = 0;
+  for (const auto& s : j["scenarios"]) {
+    const std::string field = "scenarios[" + std::to_string(i++) + "]";
+    TB_CHECK_INPUT(s.is_object() && s.contains("key") && s["key"].is_object(), path, field + ".key",
+                   "missing or not an object");
+    TB_CHECK_INPUT(s.contains("abs_change_pct") && s["abs_change_pct"].is_number(), path,
+                   field + ".abs_change_pct", "missing or not a number");
+    const double pct = s["abs_change_pct"].get<double>();
+    TB_CHECK_INPUT(std::isfinite(pct) && pct >= 0, path, field + ".abs_change_pct",
+                   "must be a non-negative number");
+    if (pct > kMaxPlausibleNoisePct)
+      throw ImplausibleNoise(path + ": " + field + ".abs_change_pct: " + std::to_string(pct) +
+                             "% is not run-to-run noise (plausible up to " +
+                             std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
+                             "%); re-measure the A/A pair on a quiet machine");
+    n.entries.push_back({s.value("id", ""), s["key"], pct, s.value("interval_width_pct", 0.0)});
+  }
+  n.source = j.value("source", nlohmann::json::object());
+  return n;
+}
+
+void save_noise_floor(const NoiseFloor& n, const std::string& path) {
+  write_file_durably(path, nlohmann::json(n).dump(2) + '\n');
+}
+
+std::string ab_session_of(const RunResult& old_run, const RunResult& new_run) {
+  const auto session = [](const RunResult& r, const char* field) {
+    const auto& ab = r.extra.value("ab_session", nlohmann::json::object());
+    return ab.is_object() ? ab.value(field, std::string()) : std::string();
+  };
+  const std::string id = session(old_run, "id");
+  if (id.empty() || id != session(new_run, "id")) return "";
+  if (session(old_run, "side") != "old" || session(new_run, "side") != "new") return "";
+  return id;
+}
+
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
+                           const CompareOptions& options) {
+  RunComparison out;
+  out.old_run_id = old_run.run_id;
+  out.new_run_id = new_run.run_id;
+  auto diffs = environment_differences(old_run.environment, new_run.environment);
+  if (!diffs.empty() && !options.allow_env_mismatch) throw EnvironmentMismatch(diffs);
+  out.environment_differences = std::move(diffs);
+  out.ab_session = ab_session_of(old_run, new_run);
+  out.paired = !out.ab_session.empty();
+
+  std::map<std::string, const ScenarioResult*> old_by_key;
+  for (const auto& s : old_run.scenarios) old_by_key.emplace(scenario_key(s.params).dump(), &s);
+
+  std::vector<stats::RatioInterval> speedups;
+  std::map<std::string, bool> matched_old;
+  // The family size of the gate: scenarios timed in both runs.
+  int family = 0;
+  for (const auto& s : new_run.scenarios) {
+    const auto it = old_by_key.find(scenario_key(s.params).dump());
+    if (it != old_by_key.end() && has_timing(*it->second) && has_timing(s)) ++family;
+  }
+  const double gate_coverage = 1.0 - 0.05 / std::max(1, family);
+  for (const auto& s : new_run.scenarios) {
+    const auto key = scenario_key(s.params);
+    const auto it = old_by_key.find(key.dump());
+    if (it == old_by_key.end()) {
+      out.only_in_new.push_back(s.id);
+      continue;
+    }
+    matched_old[it->first] = true;
+    const ScenarioResult& o = *it->second;
+    ScenarioComparison c;
+    c.id = s.id;
+    c.key = key;
+    c.old_status = o.status;
+    c.new_status = s.status;
+    if (has_timing(o) && has_timing(s)) {
+      c.compared = true;
+      c.old_median_s = overall_median(o);
+      c.new_median_s = overall_median(s);
+      // Two runs are unpaired (no round of one is a round of the other) unless they are the two
+      // sides of one A/B session, whose rounds were measured side by side.
+      c.speedup = step_time_speedup(o, s, out.paired);
+      c.change_pct = (1.0 / c.speedup.ratio - 1.0) * 100.0;
+      c.verdict = stats::classify(c.speedup, options.same_threshold);
+      speedups.push_back(c.speedup);
+      ++out.compared;
+      for (const auto* side : {&o, &s})
+        if (side->contended()) {
+          c.contended = true;
+          if (!c.contention.empty()) c.contention += "; ";
+          c.contention += std::string(side == &o ? "old: " : "new: ") +
+                          side->disturbance.value("reason", std::string("contended"));
+        }
+      if (options.fail_on_regression_pct) {
+        c.gate_pct = *options.fail_on_regression_pct;
+        if (const auto* floor = options.noise.find(key))
+          c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
+        const auto gate = step_time_speedup(o, s, out.paired, gate_coverage);
+        c.gate_high = gate.high;
+        const bool slower = gate.valid && gate.high < 1.0 - c.gate_pct / 100.0;
+        // A loaded machine is not the code's fault: no regression is called on contended data.
+        c.regression = slower && !c.contended;
+        out.regression = out.regression || c.regression;
+        out.contended = out.contended || c.contended;
+      }
+    } else if (options.fail_on_regression_pct && o.status == ScenarioStatus::ok &&
+               s.status != ScenarioStatus::ok) {
+      c.broken = true;
+      out.broken = out.broken || !options.allow_broken;
+    }
+    out.scenarios.push_back(std::move(c));
+  }
+  for (const auto& s : old_run.scenarios)
+    if (!matched_old.count(scenario_key(s.params).dump())) {
+      out.only_in_old.push_back(s.id);
+      if (s.status == ScenarioStatus::ok) out.missing_in_new.push_back(s.id);
+    }
+  if (options.fail_on_regression_pct && !out.missing_in_new.empty() && !options.allow_broken)
+    out.broken = true;
+  if (!speedups.empty()) out.geomean_speedup = stats::geometric_mean(speedups);
+  return out;
+}
+
+NoiseFloor make_noise_floor(const RunComparison& aa) {
+  NoiseFloor n;
+  std::vector<std::string> implausible, contended;
+  for (const auto& c : aa.scenarios) {
+    if (!c.compared) continue;
+    if (c.contended) contended.push_back(c.id + " (" + c.contention + ")");
+    if (std::abs(c.change_pct) > kMaxPlausibleNoisePct) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %+.1f%%", c.change_pct);
+      implausible.push_back(c.id + buf);
+    }
+    n.entries.push_back({c.id, c.key, std::abs(c.change_pct),
+                         (c.speedup.high - c.speedup.low) * 100.0});
+  }
+  if (n.entries.empty()) throw ImplausibleNoise("the A/A pair has no scenario measured in both runs");
+  if (!implausible.empty())
+    throw ImplausibleNoise("A/A changes beyond " +
+                           std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
+                           "% are not noise (was the machine loaded during one run?): " +
+                           join(implausible) + "; no noise floor written");
+  if (!contended.empty())
+    throw ImplausibleNoise("contended measurements are not a noise floor: " + join(contended) +
+                           "; no noise floor written");
+  n.source = {{"old_run_id", aa.old_run_id}, {"new_run_id", aa.new_run_id}};
+  return n;
+}
+
+void to_json(nlohmann::json& j, const RunComparison& c) {
+  j = {{"old_run_id", c.old_run_id},       {"new_run_id", c.new_run_id},
+       {"only_in_old", c.only_in_old},     {"only_in_new", c.only_in_new},
+       {"environment_differences", c.environment_differences},
+       {"missing_in_new", c.missing_in_new}, {"compared", c.compared},
+       {"regression", c.regression},       {"broken", c.broken},
+       {"contended", c.contended},         {"paired", c.paired},
+       {"scenarios", nlohmann::json::array()}};
+  if (c.paired) j["ab_session"] = c.ab_session;
+  for (const auto& s : c.scenarios) {
+    nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
+                        {"new_status", to_string(s.new_status)}, {"compared", s.compared}};
+    if (s.compared) {
+      e["old_median_s"] = s.old_median_s;
+      e["new_median_s"] = s.new_median_s;
+      e["speedup"] = s.speedup.ratio;
+      e["ci_low"] = s.speedup.low;
+      e["ci_high"] = s.speedup.high;
+      e["change_pct"] = s.change_pct;
+      e["verdict"] = stats::to_string(s.verdict);
+      e["ci_valid"] = s.speedup.valid;
+      e["regression"] = s.regression;
+      e["contended"] = s.contended;
+      if (!s.contention.empty()) e["contention"] = s.contention;
+      if (s.gate_pct > 0) {
+        e["gate_pct"] = s.gate_pct;
+        e["gate_ci_high"] = s.gate_high;
+      }
+    }
+    if (s.broken) e["broken"] = true;
+    j["scenarios"].push_back(e);
+  }
+  if (c.geomean_speedup)
+    j["geomean_speedup"] = {{"ratio", c.geomean_speedup->ratio},
+                            {"ci_low", c.geomean_speedup->low},
+                            {"ci_high", c.geomean_speedup->high}};
+}
+
+}  // namespace tb

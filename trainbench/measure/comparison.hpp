@@ -1,0 +1,177 @@
+// Comparisons of scenarios: within one run (speedup vs the baseline scenario, loss parity of
+// reduced precision vs fp32, a run summary) and between two runs (per-scenario change with an
+// interval, verdicts, environment check, CI regression gate, A/A noise floor).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <trainbench/measure/stats.hpp>
+#include <trainbench/results/results.hpp>
+
+namespace tb {
+
+// ------------------------------------------------------------------ within one run
+
+struct AnnotateOptions {
+  std::string baseline_id;      // overrides run.baseline_id when not empty
+  double same_threshold = 0.02;  // |speedup - 1| band treated as "same"
+  double loss_tolerance = 0.05;  // largest relative loss drift of tf32/amp vs fp32 that is "ok"
+};
+
+// Fills, for every ok scenario:
+//   extra["comparison"]  = {baseline_id, speedup, ci_low, ci_high, ci_valid, verdict}, speedup =
+//       baseline per-sample time / this per-sample time (per-sample = step time / effective
+//       batch, so scenarios with different batch sizes compare by throughput; with equal
+//       effective batches this is baseline_median / this_median). The baseline gets "baseline".
+//   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
+//       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
+//       reference; see loss_drift().
+// and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted, crashed), contended,
+// compared, geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric
+// mean of the non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
+// the only ok scenario. Diverged scenarios are never compared.
+// Without an ok baseline neither "comparison" sections nor "summary" are written.
+void annotate_run(RunResult& run, const AnnotateOptions& options = {});
+
+// Speedup of `candidate` over `baseline` in step time: ratio = median(baseline) / median(candidate)
+// of all measured steps, with a 95% interval from segments (segment_stats.hpp): paired by round
+// when both were measured in the same rounds of one interleaved run (within a run), Welch's
+// unpaired interval otherwise (e.g. two runs). Invalid (no interval, verdict "noisy") when either
+// side has too few segments.
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
+                                       bool paired = true, double coverage = 0.95);
+
+// Relative drift of a loss curve from a reference trained with the same seed. Scenarios stop
+// after different step counts, so both curves are compared on their common prefix: the mean of
+// its last (up to 5) steps, |this - ref| / max(|ref|, 1e-12). Without curves, loss_end is used.
+// A non-finite loss gives the largest double.
+struct LossDrift {
+  double rel_drift = 0;
+  std::size_t steps_compared = 0;
+};
+LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference);
+
+// ------------------------------------------------------------------ between two runs
+
+// Raised by compare_runs when the two runs were measured on different hardware.
+class EnvironmentMismatch : public std::runtime_error {
+ public:
+  explicit EnvironmentMismatch(const std::vector<std::string>& differences);
+  const std::vector<std::string>& differences() const noexcept { return differences_; }
+
+ private:
+  std::vector<std::string> differences_;
+};
+
+// Hardware differences between two environment manifests, e.g. "cpu.model: 'A' vs 'B'":
+// cpu.model, device, gpu names and count (gpu may be an array of {name} or one {name, count}).
+// Missing keys count as empty. An empty result means comparable.
+std::vector<std::string> environment_differences(const nlohmann::json& old_env,
+                                                 const nlohmann::json& new_env);
+
+// An A/A |change| beyond this is not noise of a working setup but a broken measurement (the
+// machine was loaded during one run): such a noise floor would let real regressions through,
+// so it is refused.
+inline constexpr double kMaxPlausibleNoisePct = 50.0;
+
+// Raised when an A/A comparison or a noise file is not a credible noise floor.
+class ImplausibleNoise : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Per-scenario A/A noise floors, keyed by scenario_key; see make_noise_floor().
+struct NoiseFloor {
+  struct Entry {
+    std::string id;
+    nlohmann::json key;
+    double abs_change_pct = 0;      // |observed change| of the A/A pair, percent
+    double interval_width_pct = 0;  // (high - low) of the A/A speedup interval, percent
+  };
+  std::vector<Entry> entries;
+  // Where it came from: {old_run_id, new_run_id, old_path, new_path, created_at, environment
+  // (cpu model, device, gpu)}.
+  nlohmann::json source = nlohmann::json::object();
+
+  const Entry* find(const nlohmann::json& key) const;
+};
+void to_json(nlohmann::json& j, const NoiseFloor& n);
+// InputError naming the file and field; ImplausibleNoise when an entry exceeds
+// kMaxPlausibleNoisePct.
+NoiseFloor load_noise_floor(const std::string& path);
+// Durable like save_results; OutputError when it cannot be written.
+void save_noise_floor(const NoiseFloor& n, const std::string& path);
+
+struct CompareOptions {
+  double same_threshold = 0.02;
+  bool allow_env_mismatch = false;
+  // CI gate: a scenario regresses when even the optimistic end of its old/new speedup interval
+  // is below 1 - pct/100, where pct = max(fail_on_regression_pct, its A/A abs_change_pct). The
+  // gate asks k questions at once (one per compared scenario), so it judges each on a
+  // Bonferroni interval of coverage 1 - 0.05/k: the chance that an A/A pair fails the gate
+  // somewhere stays at 5%, not k x 5%. The table shows the ordinary 95% intervals.
+  // A scenario that was ok in OLD and is failed / oom / diverged / interrupted / crashed /
+  // missing in NEW is "broken" and fails the gate too, unless allow_broken.
+  std::optional<double> fail_on_regression_pct;
+  bool allow_broken = false;
+  NoiseFloor noise;
+};
+
+struct ScenarioComparison {
+  std::string id;
+  nlohmann::json key;
+  ScenarioStatus old_status = ScenarioStatus::ok, new_status = ScenarioStatus::ok;
+  bool compared = false;  // both ok with timings; otherwise the fields below are unset
+  double old_median_s = 0, new_median_s = 0;
+  stats::RatioInterval speedup;  // old / new: > 1 means the new run is faster
+  double change_pct = 0;         // (1 / speedup - 1) * 100: > 0 means the new run is slower
+  stats::Verdict verdict = stats::Verdict::noisy;
+  double gate_pct = 0;      // threshold used by the gate (0 when no gate)
+  double gate_high = 0;     // optimistic end of the gate's (family-wise) interval
+  bool regression = false;  // slower beyond the gate and beyond noise (never on contended data)
+  bool broken = false;      // ok in OLD, failed / oom / diverged / crashed / skipped in NEW
+  // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
+  bool contended = false;
+  std::string contention;   // why, e.g. "new: other processes used 1.9 cores ..."
+};
+
+struct RunComparison {
+  std::string old_run_id, new_run_id;
+  // OLD and NEW are the two sides of one A/B session (`trainbench ab`): their segments were
+  // measured side by side, round by round, so each scenario's interval is paired and the
+  // machine's drift cancels. Otherwise intervals are unpaired (Welch) and drift stays in them.
+  bool paired = false;
+  std::string ab_session;
+  std::vector<ScenarioComparison> scenarios;  // in the new run's order
+  std::vector<std::string> only_in_old, only_in_new;  // scenario ids
+  std::vector<std::string> missing_in_new;  // ok in OLD, absent from NEW (subset of only_in_old)
+  std::vector<std::string> environment_differences;  // non-empty only with allow_env_mismatch
+  std::optional<stats::RatioInterval> geomean_speedup;  // over compared scenarios
+  int compared = 0;          // scenarios with timings in both runs
+  bool regression = false;   // some scenario slower beyond the gate and its noise
+  bool broken = false;       // some scenario broken or missing in NEW (not allowed)
+  bool contended = false;    // some compared scenario was contended: the gate refuses to judge
+};
+
+// The A/B session id when old_run and new_run are its "old" and "new" sides
+// (extra.ab_session = {id, side}), "" otherwise.
+std::string ab_session_of(const RunResult& old_run, const RunResult& new_run);
+
+// Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
+// differs, unless options.allow_env_mismatch. broken is set only with a gate.
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
+                           const CompareOptions& options = {});
+
+// The noise floor measured by an A/A comparison (the same build measured twice). Throws
+// ImplausibleNoise, naming the scenarios, when some |change| exceeds kMaxPlausibleNoisePct or
+// some scenario was contended (a loaded machine is not noise), or when nothing was compared.
+NoiseFloor make_noise_floor(const RunComparison& aa);
+
+void to_json(nlohmann::json& j, const RunComparison& c);
+
+}  // namespace tb

@@ -1,0 +1,197 @@
+#include <trainbench/measure/host_load.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <trainbench/support/text_file.hpp>
+
+namespace tb {
+namespace {
+
+// Counters can step back (a CPU taken offline leaves the aggregate); a negative delta is 0.
+std::uint64_t delta(std::uint64_t later, std::uint64_t earlier) {
+  return later > earlier ? later - earlier : 0;
+}
+
+std::string format(const char* fmt, double a, double b) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
+}  // namespace
+
+std::uint64_t CpuTimes::total() const { return busy() + idle + iowait + steal; }
+
+std::uint64_t CpuTimes::busy() const { return user + nice + system + irq + softirq; }
+
+std::optional<CpuTimes> parse_proc_stat(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size() && text.compare(pos, 4, "cpu ") != 0) {
+    pos = text.find('\n', pos);
+    if (pos == std::string_view::npos) return std::nullopt;
+    ++pos;
+  }
+  if (pos >= text.size()) return std::nullopt;
+  auto rest = text.substr(pos + 4);
+  std::istringstream line{std::string(rest.substr(0, rest.find('\n')))};
+  CpuTimes t;
+  std::uint64_t* const fields[] = {&t.user,   &t.nice, &t.system,  &t.idle,
+                                   &t.iowait, &t.irq,  &t.softirq, &t.steal};
+  int read = 0;
+  for (auto* f : fields) {
+    std::string word;
+    if (!(line >> word)) break;
+    const char* end = word.data() + word.size();
+    if (auto [ptr, ec] = std::from_chars(word.data(), end, *f); ec != std::errc{} || ptr != end)
+      return std::nullopt;
+    ++read;
+  }
+  if (read < 4) return std::nullopt;  // user nice system idle is the oldest format there is
+  return t;
+}
+
+std::optional<std::array<double, 3>> parse_loadavg(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::array<double, 3> avg{};
+  for (double& a : avg)
+    if (!(in >> a) || a < 0) return std::nullopt;
+  return avg;
+}
+
+double rusage_seconds(long user_s, long user_us, long system_s, long system_us) {
+  return static_cast<double>(user_s + system_s) + static_cast<double>(user_us + system_us) * 1e-6;
+}
+
+LoadSnapshot take_load_snapshot() {
+  LoadSnapshot s;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  s.wall_s = std::chrono::duration<double>(now).count();
+#ifdef __linux__
+  if (auto text = read_text_file("/proc/stat")) s.cpu = parse_proc_stat(*text);
+  if (auto text = read_text_file("/proc/loadavg")) s.load_avg = parse_loadavg(*text);
+#endif
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) == 0)
+    s.own_cpu_s = rusage_seconds(u.ru_utime.tv_sec, u.ru_utime.tv_usec, u.ru_stime.tv_sec,
+                                 u.ru_stime.tv_usec);
+  if (const long tck = sysconf(_SC_CLK_TCK); tck > 0) s.ticks_per_s = tck;
+  if (const long n = sysconf(_SC_NPROCESSORS_ONLN); n > 0) s.num_cpus = static_cast<int>(n);
+  return s;
+}
+
+void DisturbanceMeter::begin() { begin(take_load_snapshot()); }
+
+void DisturbanceMeter::end() { end(take_load_snapshot()); }
+
+void DisturbanceMeter::begin(const LoadSnapshot& at) {
+  if (open_) throw std::logic_error("DisturbanceMeter::begin: a segment is already open");
+  open_ = at;
+}
+
+void DisturbanceMeter::end(const LoadSnapshot& at) {
+  if (!open_) throw std::logic_error("DisturbanceMeter::end without begin");
+  const LoadSnapshot& a = *open_;
+  ++segments_;
+  wall_s_ += std::max(0.0, at.wall_s - a.wall_s);
+  if (a.cpu && at.cpu && a.own_cpu_s && at.own_cpu_s) {
+    const double tck = static_cast<double>(at.ticks_per_s > 0 ? at.ticks_per_s : 100);
+    busy_s_ += static_cast<double>(delta(at.cpu->busy(), a.cpu->busy())) / tck;
+    own_s_ += std::max(0.0, *at.own_cpu_s - *a.own_cpu_s);
+    steal_ticks_ += delta(at.cpu->steal, a.cpu->steal);
+    total_ticks_ += delta(at.cpu->total(), a.cpu->total());
+  } else {
+    cpu_unknown_ = true;
+  }
+  for (const auto* s : {&a, &at})
+    if (s->load_avg) load_max_ = std::max(load_max_.value_or(0.0), (*s->load_avg)[0]);
+  if (at.num_cpus > 0) num_cpus_ = at.num_cpus;
+  if (at.ticks_per_s > 0) ticks_per_s_ = at.ticks_per_s;
+  open_.reset();
+}
+
+Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) const {
+  Disturbance d;
+  d.thresholds = thresholds;
+  d.segments = segments_;
+  d.wall_s = wall_s_;
+  d.load_avg_max = load_max_;
+  d.num_cpus = num_cpus_;
+  if (segments_ == 0 || wall_s_ <= 0) {
+    d.reason = "host load unknown: no measured segment";
+    return d;
+  }
+  if (cpu_unknown_) {
+    // A partial sum would understate the other processes' share, so claim nothing.
+    d.reason = "host load unknown: /proc/stat or getrusage unreadable";
+    return d;
+  }
+  d.available = true;
+  d.other_cpu_cores = std::max(0.0, (busy_s_ - own_s_) / wall_s_);
+  d.steal_fraction = total_ticks_ > 0
+                         ? static_cast<double>(steal_ticks_) / static_cast<double>(total_ticks_)
+                         : 0.0;
+  d.other_cpu_cores_resolution = static_cast<double>(segments_) * std::max(1, num_cpus_) /
+                                 (static_cast<double>(ticks_per_s_) * wall_s_);
+  std::string why;
+  if (d.other_cpu_cores - d.other_cpu_cores_resolution >= thresholds.other_cpu_cores)
+    why = format("other processes used %.2f cores on average (threshold %.2f)", d.other_cpu_cores,
+                 thresholds.other_cpu_cores);
+  if (d.steal_fraction >= thresholds.steal_fraction) {
+    if (!why.empty()) why += "; ";
+    why += format("steal time was %.1f%% of CPU time (threshold %.1f%%)", d.steal_fraction * 100,
+                  thresholds.steal_fraction * 100);
+  }
+  d.contended = !why.empty();
+  d.reason = why;
+  return d;
+}
+
+void to_json(nlohmann::json& j, const ContentionThresholds& t) {
+  j = {{"other_cpu_cores", t.other_cpu_cores}, {"steal_fraction", t.steal_fraction}};
+}
+
+void from_json(const nlohmann::json& j, ContentionThresholds& t) {
+  t = ContentionThresholds{};
+  t.other_cpu_cores = j.value("other_cpu_cores", t.other_cpu_cores);
+  t.steal_fraction = j.value("steal_fraction", t.steal_fraction);
+}
+
+void to_json(nlohmann::json& j, const Disturbance& d) {
+  j = {{"available", d.available},
+       {"other_cpu_cores", d.other_cpu_cores},
+       {"other_cpu_cores_resolution", d.other_cpu_cores_resolution},
+       {"steal_fraction", d.steal_fraction},
+       {"load_avg_max", d.load_avg_max ? nlohmann::json(*d.load_avg_max) : nlohmann::json(nullptr)},
+       {"num_cpus", d.num_cpus},
+       {"segments", d.segments},
+       {"wall_s", d.wall_s},
+       {"contended", d.contended},
+       {"reason", d.reason},
+       {"thresholds", d.thresholds}};
+}
+
+void from_json(const nlohmann::json& j, Disturbance& d) {
+  d = Disturbance{};
+  d.available = j.value("available", false);
+  d.other_cpu_cores = j.value("other_cpu_cores", 0.0);
+  d.other_cpu_cores_resolution = j.value("other_cpu_cores_resolution", 0.0);
+  d.steal_fraction = j.value("steal_fraction", 0.0);
+  if (j.contains("load_avg_max") && j.at("load_avg_max").is_number())
+    d.load_avg_max = j.at("load_avg_max").get<double>();
+  d.num_cpus = j.value("num_cpus", 0);
+  d.segments = j.value("segments", 0);
+  d.wall_s = j.value("wall_s", 0.0);
+  d.contended = j.value("contended", false);
+  d.reason = j.value("reason", std::string());
+  if (j.contains("thresholds")) d.thresholds = j.at("thresholds").get<ContentionThresholds>();
+}
+
+}  // namespace tb

@@ -1,0 +1,377 @@
+#include <trainbench/profiling/chrome_trace_logger.hpp>
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/support/safe_file_stem.hpp>
+
+namespace tb::profiling {
+namespace {
+
+constexpr long kHostPid = 1;
+constexpr long kGpuPidBase = 100;
+constexpr long kOverheadTid = 999'999;
+constexpr long kApiTidBase = 1'000'000;
+constexpr long kSyncTid = 0;  // per GPU process; streams use stream id + 1
+
+struct Slice {
+  long pid, tid;
+  std::int64_t begin, end;
+  std::string_view name;
+  std::string_view cat;
+  std::string args;  // JSON object text, or empty
+};
+
+struct Track {
+  std::string name;
+  long sort_index;
+};
+
+void append_escaped(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+}
+
+// Microseconds with nanosecond precision, from a non-negative nanosecond offset.
+void append_us(std::string& out, std::int64_t ns) {
+  if (ns < 0) ns = 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000),
+                static_cast<long long>(ns % 1000));
+  out += buf;
+}
+
+void append_int(std::string& out, long long v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_double(std::string& out, double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+bool is_device_work(const GpuActivity& a) {
+  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy ||
+         a.kind == GpuActivityKind::memset;
+}
+
+bool has_time(const GpuActivity& a) { return a.start_ns != 0 || a.end_ns != 0; }
+
+void append_metadata(std::string& out, const char* what, long pid, long tid, bool with_tid,
+                     const std::string& key, const std::string& name, long sort) {
+  out += "{\"ph\":\"M\",\"name\":\"";
+  out += what;
+  out += "_name\",\"pid\":";
+  append_int(out, pid);
+  if (with_tid) {
+    out += ",\"tid\":";
+    append_int(out, tid);
+  }
+  out += ",\"args\":{\"" + key + "\":";
+  append_escaped(out, name);
+  out += "}},\n{\"ph\":\"M\",\"name\":\"";
+  out += what;
+  out += "_sort_index\",\"pid\":";
+  append_int(out, pid);
+  if (with_tid) {
+    out += ",\"tid\":";
+    append_int(out, tid);
+  }
+  out += ",\"args\":{\"sort_index\":";
+  append_int(out, sort);
+  out += "}},\n";
+}
+
+}  // namespace
+
+ChromeTraceLogger::ChromeTraceLogger(std::string path, bool gzip) : path_(std::move(path)), gzip_(gzip) {}
+
+void ChromeTraceLogger::handle_thread(const ThreadInfo& thread) { threads_.push_back(thread); }
+void ChromeTraceLogger::handle_host_span(const HostSpan& span) { spans_.push_back(span); }
+void ChromeTraceLogger::handle_gpu_activity(const GpuActivity& activity) {
+  if (has_time(activity)) activities_.push_back(activity);
+}
+void ChromeTraceLogger::handle_runtime_call(const RuntimeCall& call) { calls_.push_back(call); }
+void ChromeTraceLogger::handle_counter(const CounterSample& counter) { counters_.push_back(counter); }
+
+std::size_t ChromeTraceLogger::event_count() const {
+  return spans_.size() + activities_.size() + calls_.size() + counters_.size();
+}
+
+std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
+  // Trace start: the earliest timestamp of any event, so every ts is >= 0.
+  std::int64_t t0 = std::numeric_limits<std::int64_t>::max();
+  for (const auto& s : spans_) t0 = std::min(t0, s.begin_ns);
+  for (const auto& a : activities_) t0 = std::min(t0, std::min(a.start_ns, a.end_ns));
+  for (const auto& c : calls_) t0 = std::min(t0, c.start_ns);
+  for (const auto& c : counters_) t0 = std::min(t0, c.ts_ns);
+  if (t0 == std::numeric_limits<std::int64_t>::max()) t0 = 0;
+
+  std::map<std::pair<long, long>, Track> tracks;  // (pid, tid) -> name, sort index
+  std::map<long, Track> processes;
+  processes[kHostPid] = {"Host (trainbench)", 0};
+
+  std::vector<Slice> slices;
+  slices.reserve(event_count());
+
+  // Host spans on one track per recorded thread.
+  for (const auto& t : threads_) tracks[{kHostPid, static_cast<long>(t.id) + 1}] = {t.name, static_cast<long>(t.id)};
+  for (const auto& s : spans_) {
+    const long tid = static_cast<long>(s.thread) + 1;
+    if (!tracks.count({kHostPid, tid})) tracks[{kHostPid, tid}] = {"thread " + std::to_string(s.thread), tid};
+    std::string args;
+    if (s.step >= 0) {
+      args = "{\"step\":";
+      append_int(args, s.step);
+      args += '}';
+    }
+    slices.push_back({kHostPid, tid, s.begin_ns, s.end_ns, s.name, s.category, std::move(args)});
+  }
+
+  // CUDA API calls: one track per OS thread.
+  std::unordered_map<std::uint32_t, long> api_tid;
+  std::unordered_map<std::uint32_t, const RuntimeCall*> launcher;  // correlation -> call
+  for (const auto& c : calls_) {
+    auto [it, added] = api_tid.emplace(c.thread_id, kApiTidBase + static_cast<long>(api_tid.size()));
+    if (added)
+      tracks[{kHostPid, it->second}] = {"CUDA API (tid " + std::to_string(c.thread_id) + ")",
+                                        500 + static_cast<long>(api_tid.size())};
+    std::string args = "{\"correlation\":";
+    append_int(args, c.correlation_id);
+    args += ",\"cbid\":";
+    append_int(args, c.cbid);
+    args += c.is_driver ? ",\"driver\":true}" : ",\"driver\":false}";
+    slices.push_back({kHostPid, it->second, c.start_ns, c.end_ns, c.name, c.is_driver ? "cuda_driver" : "cuda_runtime", std::move(args)});
+    if (c.correlation_id == 0) continue;
+    auto [lit, inserted] = launcher.emplace(c.correlation_id, &c);
+    if (!inserted && !c.is_driver) lit->second = &c;  // the runtime call encloses the driver call
+  }
+
+  // GPU work: one process per device, one track per stream.
+  std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
+  for (const auto& a : activities_)
+    if (is_device_work(a)) device_of_context.emplace(a.context, a.device);
+  struct Flow {
+    std::uint32_t id;
+    long call_tid;
+    std::int64_t call_ts;
+    long pid, tid;
+    std::int64_t ts;
+  };
+  std::vector<Flow> flows;
+  std::set<std::uint32_t> flow_ids;
+  for (const auto& a : activities_) {
+    long pid = kHostPid, tid = kOverheadTid;
+    if (a.kind == GpuActivityKind::overhead) {
+      tracks[{pid, tid}] = {"CUPTI overhead", 999};
+    } else {
+      std::uint32_t device = a.device;
+      if (a.kind == GpuActivityKind::sync) {
+        auto it = device_of_context.find(a.context);
+        device = it == device_of_context.end() ? 0 : it->second;
+      }
+      pid = kGpuPidBase + static_cast<long>(device);
+      processes[pid] = {"GPU " + std::to_string(device), pid};
+      if (a.kind == GpuActivityKind::sync) {
+        tid = kSyncTid;
+        tracks[{pid, tid}] = {"Synchronization", 0};
+      } else {
+        tid = static_cast<long>(a.stream) + 1;
+        tracks[{pid, tid}] = {"Stream " + std::to_string(a.stream), tid};
+      }
+    }
+    std::string args = "{\"correlation\":";
+    append_int(args, a.correlation_id);
+    if (a.kind != GpuActivityKind::overhead) {
+      args += ",\"device\":";
+      append_int(args, a.device);
+      args += ",\"stream\":";
+      append_int(args, a.stream);
+    }
+    if (a.kind == GpuActivityKind::memcpy || a.kind == GpuActivityKind::memset) {
+      args += ",\"bytes\":";
+      append_int(args, static_cast<long long>(a.bytes));
+      if (a.end_ns > a.start_ns) {
+        args += ",\"bandwidth_gb_s\":";
+        append_double(args, static_cast<double>(a.bytes) / static_cast<double>(a.end_ns - a.start_ns));
+      }
+    }
+    args += '}';
+    slices.push_back({pid, tid, a.start_ns, std::max(a.start_ns, a.end_ns), a.name, to_string(a.kind), std::move(args)});
+
+    if (!is_device_work(a)) continue;
+    auto it = launcher.find(a.correlation_id);
+    if (it == launcher.end() && a.runtime_correlation_id != 0) it = launcher.find(a.runtime_correlation_id);
+    if (it == launcher.end() || !flow_ids.insert(it->second->correlation_id).second) continue;
+    flows.push_back({it->second->correlation_id, api_tid.at(it->second->thread_id),
+                     it->second->start_ns, pid, tid, a.start_ns});
+  }
+
+  // Within a track, slices must nest: clamp a child that outlives its parent (clock skew
+  // between CUPTI and the host can cause sub-microsecond partial overlaps).
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    if (a.pid != b.pid) return a.pid < b.pid;
+    if (a.tid != b.tid) return a.tid < b.tid;
+    if (a.begin != b.begin) return a.begin < b.begin;
+    return a.end > b.end;
+  });
+  std::vector<std::int64_t> open_ends;
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    if (i == 0 || slices[i].pid != slices[i - 1].pid || slices[i].tid != slices[i - 1].tid) open_ends.clear();
+    auto& s = slices[i];
+    if (s.end < s.begin) s.end = s.begin;
+    while (!open_ends.empty() && s.begin >= open_ends.back()) open_ends.pop_back();
+    if (!open_ends.empty() && s.end > open_ends.back()) s.end = open_ends.back();
+    open_ends.push_back(s.end);
+  }
+
+  std::string out;
+  out.reserve(256 + slices.size() * 160 + flows.size() * 200 + counters_.size() * 100);
+  out += "{\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+  nlohmann::json other = info.metadata.is_object() ? info.metadata : nlohmann::json::object();
+  other["generator"] = "trainbench";
+  other["name"] = info.name;
+  other["trace_start_steady_ns"] = t0;
+  out += other.dump();
+  out += ",\n\"traceEvents\":[\n";
+
+  for (const auto& [pid, p] : processes) append_metadata(out, "process", pid, 0, false, "name", p.name, p.sort_index);
+  for (const auto& [key, t] : tracks) append_metadata(out, "thread", key.first, key.second, true, "name", t.name, t.sort_index);
+
+  for (const auto& s : slices) {
+    out += "{\"ph\":\"X\",\"name\":";
+    append_escaped(out, s.name);
+    out += ",\"cat\":";
+    append_escaped(out, s.cat);
+    out += ",\"pid\":";
+    append_int(out, s.pid);
+    out += ",\"tid\":";
+    append_int(out, s.tid);
+    out += ",\"ts\":";
+    append_us(out, s.begin - t0);
+    out += ",\"dur\":";
+    append_us(out, s.end - s.begin);
+    if (!s.args.empty()) {
+      out += ",\"args\":";
+      out += s.args;
+    }
+    out += "},\n";
+  }
+  for (const auto& f : flows) {
+    out += "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"launch\",\"id\":";
+    append_int(out, f.id);
+    out += ",\"pid\":";
+    append_int(out, kHostPid);
+    out += ",\"tid\":";
+    append_int(out, f.call_tid);
+    out += ",\"ts\":";
+    append_us(out, f.call_ts - t0);
+    out += "},\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"launch\",\"id\":";
+    append_int(out, f.id);
+    out += ",\"pid\":";
+    append_int(out, f.pid);
+    out += ",\"tid\":";
+    append_int(out, f.tid);
+    out += ",\"ts\":";
+    append_us(out, f.ts - t0);
+    out += "},\n";
+  }
+  for (const auto& c : counters_) {
+    if (!std::isfinite(c.value)) continue;
+    out += "{\"ph\":\"C\",\"name\":";
+    append_escaped(out, c.name);
+    out += ",\"pid\":";
+    append_int(out, kHostPid);
+    out += ",\"ts\":";
+    append_us(out, c.ts_ns - t0);
+    out += ",\"args\":{\"value\":";
+    append_double(out, c.value);
+    out += "}},\n";
+  }
+  if (out.ends_with(",\n")) out.resize(out.size() - 2);
+  out += "\n]}\n";
+  return out;
+}
+
+void ChromeTraceLogger::finalize(const TraceInfo& info) { write_text_file(path_, serialize(info), gzip_); }
+
+// The gzip file format (level 6) in memory, so the trace goes through the durable writer.
+std::string gzip_compress(const std::string& text, const std::string& path) {
+  z_stream z{};
+  constexpr int kGzipWindowBits = 15 + 16;  // 16: gzip header and trailer instead of zlib's
+  if (deflateInit2(&z, 6, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error(path + ": cannot start gzip compression");
+  std::string out;
+  std::string buf(1 << 16, '\0');
+  std::size_t done = 0;
+  for (;;) {
+    if (z.avail_in == 0 && done < text.size()) {  // avail_in is 32-bit: feed at most 1 GiB
+      const auto chunk = static_cast<uInt>(std::min<std::size_t>(text.size() - done, 1u << 30));
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data() + done));
+      z.avail_in = chunk;
+      done += chunk;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(buf.data());
+    z.avail_out = static_cast<uInt>(buf.size());
+    const int rc = deflate(&z, done == text.size() ? Z_FINISH : Z_NO_FLUSH);
+    out.append(buf.data(), buf.size() - z.avail_out);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK) {
+      deflateEnd(&z);
+      throw std::runtime_error(path + ": gzip compression failed");
+    }
+  }
+  deflateEnd(&z);
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text, bool gzip) {
+  write_file_durably(path, gzip ? gzip_compress(text, path) : text);
+}
+
+void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActivity>& activities,
+                        const std::vector<RuntimeCall>& calls, const std::string& path, bool gzip,
+                        const TraceInfo& info) {
+  ChromeTraceLogger logger(path, gzip);
+  DecodedRecords records;
+  records.activities = activities;
+  records.calls = calls;
+  replay(recorder, records, logger);
+  logger.finalize(info);
+}
+
+std::string trace_file_name(const std::string& scenario_id, const std::string& kind, bool gzip) {
+  std::string name = safe_file_stem(scenario_id);
+  if (name.empty()) name = "scenario";
+  name += '.' + kind + (gzip ? ".json.gz" : ".json");
+  return name;
+}
+
+}  // namespace tb::profiling

@@ -1,0 +1,104 @@
+#include <trainbench/profiling/torch/profile_pass.hpp>
+
+#include <filesystem>
+
+#include <ATen/DeviceAccelerator.h>
+#include <torch/cuda.h>
+
+#include <trainbench/capacity/memory_probe.hpp>
+#include <trainbench/measure/stats.hpp>
+#include <trainbench/profiling/chrome_trace_logger.hpp>
+#include <trainbench/profiling/nvtx.hpp>
+#include <trainbench/profiling/profile_options_check.hpp>
+#include <trainbench/profiling/profile_summary.hpp>
+#include <trainbench/profiling/torch/kineto_pass.hpp>
+#include <trainbench/training/torch/trainer.hpp>
+#if defined(TRAINBENCH_HAVE_CUPTI)
+#include <trainbench/profiling/cupti_collector.hpp>
+#endif
+
+namespace tb {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Device memory held by tensors on a GPU; the process's resident set on the CPU.
+std::int64_t memory_in_use(c10::Device device) {
+  if (device.is_cuda())
+    return at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].current;
+  return capacity::read_proc_status_bytes("VmRSS");
+}
+}  // namespace
+
+ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled)
+    : options_(params.profile), scenario_(scenario_id(params)) {
+  if (override_enabled) options_.enabled = *override_enabled;
+  if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
+}
+
+nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir) {
+  nlohmann::json result = {{"window_steps", options_.window}, {"traces", nlohmann::json::object()}};
+  const bool cuda = device.is_cuda();
+#if defined(TRAINBENCH_HAVE_CUPTI)
+  constexpr bool kCuptiBuilt = true;
+#else
+  constexpr bool kCuptiBuilt = false;
+#endif
+  // Throws for cupti+kineto together; returns a reason when CUPTI cannot run here.
+  const std::string cupti_skip =
+      profiling::check_profile_options(options_, cuda, kCuptiBuilt, "profile");
+  const bool use_cupti = options_.cupti && cupti_skip.empty();
+  if (options_.cupti && !cupti_skip.empty()) result["cupti_skipped"] = cupti_skip;
+  fs::create_directories(fs::path(out_dir) / "traces");
+  profiling::nvtx::set_enabled(options_.nvtx);
+  StepSample sample;
+  std::vector<double> window_steps;
+
+  if (recorder_ && (options_.host_trace || use_cupti)) {
+    recorder_->clear();
+    profiling::HostRecorder::set_thread_name("main");
+    profiling::DecodedRecords records;
+    {
+      profiling::ActiveRecorderScope active(*recorder_);
+#if defined(TRAINBENCH_HAVE_CUPTI)
+      std::optional<profiling::CuptiCollector> collector;
+      if (use_cupti) {
+        collector.emplace();
+        collector->start();
+      }
+#endif
+      for (int i = 0; i < options_.window; ++i) {
+        trainer.step(sample);
+        recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
+        recorder_->record_counter("memory_in_use_bytes", static_cast<double>(memory_in_use(device)));
+        window_steps.push_back(sample.step_s);
+      }
+#if defined(TRAINBENCH_HAVE_CUPTI)
+      if (collector) records = collector->stop();
+#endif
+    }
+    const auto file = profiling::trace_file_name(scenario_, "host", options_.gzip);
+    profiling::write_chrome_trace(*recorder_, records.activities, records.calls,
+                                  (fs::path(out_dir) / "traces" / file).string(), options_.gzip,
+                                  profiling::TraceInfo{scenario_, {{"window_steps", options_.window}}});
+    result["traces"]["host"] = "traces/" + file;
+    // The profiled steps' own times: compared with the timed median this is the cost of
+    // recording (and of CUPTI collection when on).
+    result["window_step_time_s"] = stats::median(window_steps);
+    result["dropped_host_spans"] = recorder_->dropped();
+    if (use_cupti) result["cupti"] = profiling::to_json(profiling::summarize(records, recorder_->spans()));
+  }
+
+  if (options_.kineto) {
+    const auto file = profiling::trace_file_name(scenario_, "kineto", false);
+    KinetoPass kineto;
+    kineto.start(cuda);
+    for (int i = 0; i < options_.window; ++i) trainer.step(sample);
+    kineto.stop_and_save((fs::path(out_dir) / "traces" / file).string());
+    result["traces"]["kineto"] = "traces/" + file;
+  }
+  profiling::nvtx::set_enabled(true);
+  return result;
+}
+
+}  // namespace tb

@@ -1,0 +1,127 @@
+#include <trainbench/reporters/capacity_tables.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <trainbench/capacity/byte_size.hpp>
+#include <trainbench/capacity/utilization.hpp>
+#include <trainbench/reporters/report_format.hpp>
+
+namespace tb::report {
+
+namespace {
+
+// A fitted intercept can be negative or zero, which bytes() would print as "-" (not measured).
+std::string signed_bytes(double n) {
+  return capacity::format_bytes(std::llround(n), capacity::ByteDigits::one_decimal);
+}
+
+std::string hours(double seconds) { return fixed(seconds / 3600.0, 2); }
+
+// "512", "≥512 (search limit)" when the limit itself fit, "none fits" when nothing did.
+std::string max_batch_cell(const BatchSearchView& b) {
+  if (b.max_batch <= 0) return "none fits";
+  const std::string n = std::to_string(b.max_batch);
+  return b.hit_limit ? "≥" + n + " (search limit)" : n;
+}
+
+// "32✓ 128✓ 1024✗": every probe in the order taken, ✓ fits, ✗ does not.
+std::string probes_cell(const BatchSearchView& b) {
+  if (b.probes.empty()) return "-";
+  std::string out;
+  for (const auto& [batch, fits] : b.probes)
+    out += (out.empty() ? "" : " ") + std::to_string(batch) + (fits ? "✓" : "✗");
+  return out;
+}
+
+}  // namespace
+
+std::string mfu_cell(const ScenarioCapacityView& c) {
+  if (c.peak_flops_per_s <= 0) return "-";
+  if (!c.mfu_error.empty()) return capacity::kMfuErrorCell;
+  return percent(c.mfu, 2) + "%";
+}
+
+std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run) {
+  std::vector<std::pair<std::string, std::string>> errors;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    if (auto c = capacity_of(s); c && c->peak_flops_per_s > 0 && !c->mfu_error.empty())
+      errors.emplace_back(s.id, c->mfu_error);
+  }
+  return errors;
+}
+
+TextTable scenario_capacity_table(const RunResult& run) {
+  std::vector<std::pair<const ScenarioResult*, ScenarioCapacityView>> found;
+  double largest_rate = 0;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    if (auto c = capacity_of(s)) {
+      largest_rate = std::max({largest_rate, c->achieved_flops_per_s, c->peak_flops_per_s});
+      found.emplace_back(&s, *c);
+    }
+  }
+  const bool tera = largest_rate >= 1e12;
+  const double scale = tera ? 1e12 : 1e9;
+  const std::string unit = tera ? "TFLOP/s" : "GFLOP/s";
+
+  TextTable t;
+  t.titles = {"scenario",    "GFLOP/sample", "achieved " + unit,     "peak " + unit, "peak source",
+              "MFU",         "target samples", "projected h [95% CI]", "device-h",     "cost"};
+  t.right = {false, true, true, true, false, true, true, true, true, true};
+  for (const auto& [s, c] : found) {
+    std::vector<std::string> row = {
+        s->id,
+        c.flops_per_sample ? significant(*c.flops_per_sample / 1e9) : "-",
+        fixed(c.achieved_flops_per_s / scale, 3),
+        c.peak_flops_per_s > 0 ? fixed(c.peak_flops_per_s / scale, 1) : "-",
+        c.peak_source.empty() ? "-" : c.peak_source,
+        mfu_cell(c)};
+    if (const auto& p = c.projection) {
+      row.push_back(si_count(p->target_samples));
+      row.push_back(hours(p->time_s) + " [" + hours(p->ci_low_s) + ", " + hours(p->ci_high_s) + "]");
+      row.push_back(fixed(p->device_hours, 2));
+      row.push_back(p->cost ? fixed(*p->cost, 2) : "-");
+    } else {
+      row.insert(row.end(), {"-", "-", "-", "-"});
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+TextTable batch_search_table(const RunCapacityView& capacity) {
+  TextTable t;
+  t.titles = {"model", "precision", "max batch", "best batch", "best samples/s", "probes (✓ fits, ✗ does not)"};
+  t.right = {false, false, true, true, true, false};
+  for (const auto& b : capacity.batch_search)
+    t.rows.push_back({b.model.empty() ? "-" : b.model, b.precision.empty() ? "-" : b.precision,
+                      max_batch_cell(b), b.best_batch > 0 ? std::to_string(b.best_batch) : "-",
+                      rate(b.best_samples_per_s), probes_cell(b)});
+  return t;
+}
+
+TextTable memory_fit_table(const RunCapacityView& capacity) {
+  TextTable t;
+  t.titles = {"model", "precision", "fixed", "per sample", "R²", "predicted max batch"};
+  t.right = {false, false, true, true, true, true};
+  for (const auto& m : capacity.memory_fit) {
+    const std::int64_t limit = m.memory_bytes.value_or(capacity.memory_limit_bytes);
+    std::string predicted = std::to_string(m.predicted_max_batch);
+    if (limit > 0) predicted += " @ " + bytes(limit);
+    t.rows.push_back({m.model.empty() ? "-" : m.model, m.precision.empty() ? "-" : m.precision,
+                      signed_bytes(m.fixed_bytes), signed_bytes(m.per_sample_bytes),
+                      m.r2 ? fixed(*m.r2, 4) : "-", predicted});
+  }
+  return t;
+}
+
+std::string memory_limit_note(const RunCapacityView& capacity) {
+  if (capacity.memory_limit_bytes <= 0) return "";
+  std::string note = "memory limit " + bytes(capacity.memory_limit_bytes);
+  if (!capacity.limit_source.empty()) note += " (" + capacity.limit_source + ")";
+  return note;
+}
+
+}  // namespace tb::report

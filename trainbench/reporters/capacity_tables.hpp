@@ -1,0 +1,28 @@
+// The capacity tables (per-scenario FLOPs/MFU/projection, batch-size search, memory model) as
+// plain-text cells, shared by the console and Markdown reporters so both show the same numbers.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <trainbench/reporters/report_views.hpp>
+#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/results/results.hpp>
+
+namespace tb::report {
+
+// One row per ok scenario with extra.capacity. All FLOP/s columns share one unit (TFLOP/s when
+// any value reaches 1e12, else GFLOP/s), named in the titles.
+TextTable scenario_capacity_table(const RunResult& run);
+// The MFU cell of every report: "12.90%", capacity::kMfuErrorCell above 100% (a measurement
+// error, never a utilisation), "-" without a peak.
+std::string mfu_cell(const ScenarioCapacityView& c);
+// (scenario id, capacity.mfu_error) for every ok scenario whose MFU is a measurement error.
+std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run);
+// One row per run.extra.capacity.batch_search entry.
+TextTable batch_search_table(const RunCapacityView& capacity);
+// One row per run.extra.capacity.memory_fit entry (peak = fixed + per-sample x batch).
+TextTable memory_fit_table(const RunCapacityView& capacity);
+// "memory limit 80.0 GiB (device total)", or "" when the run did not record one.
+std::string memory_limit_note(const RunCapacityView& capacity);
+
+}  // namespace tb::report

@@ -1,0 +1,104 @@
+#include <trainbench/reporters/console_reporter.hpp>
+
+#include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/report_format.hpp>
+#include <trainbench/reporters/report_views.hpp>
+#include <trainbench/reporters/text_table.hpp>
+
+namespace tb {
+
+namespace {
+
+// The console's tables: titles left-aligned over a rule of dashes.
+void print_table(std::ostream& os, const report::TextTable& t) {
+  report::write_text_table(os, t, {.rule = true});
+}
+
+void print_capacity(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = scenario_capacity_table(run);
+  const RunCapacityView capacity = run_capacity_of(run);
+  if (scenarios.empty() && capacity.empty()) return;
+  os << "\nCapacity\n";
+  if (!scenarios.empty()) print_table(os, scenarios);
+  for (const auto& [id, error] : mfu_errors(run)) os << "ERROR MFU " << id << ": " << error << '\n';
+  const std::string limit = memory_limit_note(capacity);
+  if (!capacity.batch_search.empty()) {
+    os << "\nbatch-size search" << (limit.empty() ? "" : ", " + limit) << '\n';
+    print_table(os, batch_search_table(capacity));
+  }
+  if (!capacity.memory_fit.empty()) {
+    os << "\nmemory model, peak = fixed + per sample × batch\n";
+    print_table(os, memory_fit_table(capacity));
+  }
+}
+
+}  // namespace
+
+void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  std::ostream& os = *ctx.out;
+  os << "trainbench run " << run.run_id;
+  if (!run.matrix_name.empty()) os << " (matrix " << run.matrix_name << ")";
+  os << ": " << run.scenarios.size() << " scenarios";
+  if (!run.baseline_id.empty()) os << ", baseline " << run.baseline_id;
+  os << "\n\n";
+
+  TextTable table;
+  table.titles = {"scenario",  "status",           "step ms",        "±CI ms",  "samples/s",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o", "loss start→end", "skipped",
+                  "peak mem"};
+  table.right = {false, false, true, true, true, false, false, false, true, true};
+  auto& rows = table.rows;
+  for (const auto& s : run.scenarios) {
+    if (!has_timing_columns(s)) {
+      rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    std::string speed = speedup_cell(s);
+    if (auto lp = loss_parity_of(s); lp && !lp->ok) speed += " (loss drift!)";
+    rows.push_back({s.id, status_cell(s), millis(s.step_time_s.median), ci_halfwidth_ms(s),
+                    rate(s.samples_per_s), speed, phase_shares(s),
+                    fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
+                    std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
+  }
+  print_table(os, table);
+
+  bool notes = false;
+  for (const auto& s : run.scenarios) {
+    if (s.status == ScenarioStatus::ok) continue;
+    if (!notes) os << '\n';
+    notes = true;
+    os << pad(std::string(to_string(s.status)) + ' ', 8) << s.id << ": "  // a space after any length
+       << (s.message.empty() ? "(no reason recorded)" : s.message) << '\n';
+  }
+  for (const auto& s : run.scenarios)
+    if (s.contended())
+      os << "contended " << s.id << ": " << s.disturbance.value("reason", std::string()) << '\n';
+  bool warned = false;
+  for (const auto& s : run.scenarios) {
+    auto lp = loss_parity_of(s);
+    if (!lp || lp->ok) continue;
+    if (!warned) os << '\n';
+    warned = true;
+    os << "WARNING loss parity: " << s.id << " drifted " << percent(lp->rel_drift, 2)
+       << "% from " << lp->reference_id << " (tolerance " << percent(lp->tolerance, 2) << "%)\n";
+  }
+
+  print_capacity(os, run);
+
+  const auto counts = status_counts(run);
+  os << "\ngeomean speedup ";
+  if (auto g = geomean_of(run))
+    os << geomean_cell(*g);
+  else
+    os << "-";
+  os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
+     << ", oom " << counts.oom << ", diverged " << counts.diverged;
+  if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
+  if (counts.crashed > 0) os << ", crashed " << counts.crashed;
+  if (counts.contended > 0) os << ", contended " << counts.contended;
+  os << '\n';
+}
+
+}  // namespace tb

@@ -1,0 +1,327 @@
+#include <trainbench/reporters/html_reporter.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <trainbench/build_config.hpp>
+#include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/html_chart_data.hpp>
+#include <trainbench/reporters/html_report_assets.hpp>
+#include <trainbench/reporters/report_format.hpp>
+#include <trainbench/reporters/report_views.hpp>
+
+namespace tb {
+
+namespace {
+
+using namespace report;
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Text placed inside <script> must not close the element early.
+std::string script_safe(std::string text) {
+  for (std::size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos; pos += 3)
+    text.replace(pos, 2, "<\\/");
+  return text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string num_td(const std::string& v) { return "<td class=\"num\">" + esc(v) + "</td>"; }
+std::string td(const std::string& v) { return "<td>" + esc(v) + "</td>"; }
+
+// A fitted byte count (a double) truncated to whole bytes; clamped, since casting a double
+// beyond the integer's range (1e300 in an edited file) is undefined behaviour.
+std::int64_t whole_bytes(double v) { return static_cast<std::int64_t>(std::clamp(v, -9.0e18, 9.0e18)); }
+
+// Scalar JSON value for a table cell.
+std::string scalar(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number()) return exact(v.get<double>());
+  return v.dump();
+}
+
+void render_header(std::ostream& os, const RunResult& run) {
+  const auto counts = status_counts(run);
+  int drift = 0;
+  for (const auto& s : run.scenarios)
+    if (auto lp = loss_parity_of(s); lp && !lp->ok) ++drift;
+  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
+                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
+
+  os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
+     << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
+     << "</code> · baseline <code>" << esc(run.baseline_id.empty() ? "-" : run.baseline_id)
+     << "</code> · " << run.scenarios.size() << " scenarios</p>\n";
+  os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">geomean speed-up ";
+  if (auto g = geomean_of(run))
+    os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
+  else
+    os << "-";
+  os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
+     << " skipped · " << counts.oom << " oom";
+  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
+  if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
+  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
+  if (counts.contended > 0) os << " · <span class=\"warn\">" << counts.contended << " contended</span>";
+  if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
+  os << "</p>\n";
+
+  std::ostringstream items;
+  for (const auto& s : run.scenarios) {
+    if (auto lp = loss_parity_of(s); lp && !lp->ok)
+      items << "<li><span class=\"warn\">⚠ loss parity</span>: <code>" << esc(s.id) << "</code> drifted "
+            << percent(lp->rel_drift, 2) << "% from <code>" << esc(lp->reference_id)
+            << "</code> (tolerance " << percent(lp->tolerance, 2) << "%)</li>\n";
+  }
+  for (const auto& s : run.scenarios) {
+    if (s.status == ScenarioStatus::ok) continue;
+    const char* cls = s.status == ScenarioStatus::skipped ? "" : " class=\"bad\"";
+    items << "<li><span" << cls << ">" << to_string(s.status) << "</span>: <code>" << esc(s.id)
+          << "</code>: " << esc(s.message.empty() ? "(no reason recorded)" : s.message) << "</li>\n";
+  }
+  for (const auto& s : run.scenarios)
+    if (s.contended())
+      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(s.id) << "</code>: "
+            << esc(s.disturbance.value("reason", std::string())) << "</li>\n";
+  if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
+}
+
+void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
+        "<th>device</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
+        "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o</th>"
+        "<th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
+  for (const auto& s : run.scenarios) {
+    const auto lp = loss_parity_of(s);
+    const bool drifted = lp && !lp->ok;
+    os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
+       << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
+       << td(s.params.device);
+    if (!has_timing_columns(s)) {
+      os << "<td class=\"wrap\" colspan=\"12\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
+         << "</td></tr>\n";
+      continue;
+    }
+    os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s))
+       << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s))
+       << num_td(rate(s.tokens_per_s));
+    auto c = comparison_of(s);
+    if (!c) os << num_td("-") << td("-");
+    else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
+    else
+      os << num_td(speedup_interval(*c))
+         << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
+         << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
+    std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
+    os << td(phase_shares(s)) << "<td>" << esc(loss);
+    if (drifted)
+      os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
+         << percent(lp->tolerance, 2) << "%</span>";
+    os << "</td>" << num_td(std::to_string(s.skipped_steps)) << num_td(bytes(peak_memory_bytes(s)))
+       << "<td>";
+    bool first = true;
+    for (const auto& [kind, path] : traces_of(s)) {
+      os << (first ? "" : " · ") << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(kind)
+         << "</a>";
+      first = false;
+    }
+    if (first) os << "-";
+    os << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
+void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  std::ostringstream rows;
+  for (const auto& s : run.scenarios) {
+    if (!s.extra.is_object() || !s.extra.contains("profile")) continue;
+    const auto& p = s.extra.at("profile");
+    rows << "<tr><td><code>" << esc(s.id) << "</code></td>"
+         << num_td(p.contains("window_steps") ? scalar(p.at("window_steps")) : "-") << "<td>";
+    bool first = true;
+    for (const auto& [kind, path] : traces_of(s)) {
+      rows << (first ? "" : "<br>") << esc(kind) << ": <a href=\"" << esc(trace_link(ctx, path))
+           << "\">" << esc(path) << "</a>";
+      first = false;
+    }
+    rows << "</td><td>";
+    if (p.contains("cupti") && p.at("cupti").is_object() && !p.at("cupti").empty()) {
+      first = true;
+      for (const auto& [k, v] : p.at("cupti").items()) {
+        if (v.is_structured()) continue;
+        rows << (first ? "" : "<br>") << esc(k) << " = " << esc(scalar(v));
+        first = false;
+      }
+    } else {
+      rows << "-";
+    }
+    rows << "</td></tr>\n";
+  }
+  if (rows.str().empty()) return;
+  os << "<h2>Profiling</h2>\n<p class=\"meta\">Traces open in chrome://tracing or "
+        "https://ui.perfetto.dev (offline: Perfetto UI's \"Open trace file\").</p>\n"
+        "<table id=\"tb-profiling\">\n<tr><th>scenario</th><th>window steps</th><th>traces</th>"
+        "<th>CUPTI summary</th></tr>\n"
+     << rows.str() << "</table>\n";
+}
+
+void render_capacity(std::ostream& os, const RunResult& run) {
+  std::ostringstream per_scenario;
+  for (const auto& s : run.scenarios) {
+    if (!s.extra.is_object() || !s.extra.contains("capacity") || !s.extra.at("capacity").is_object()) continue;
+    const auto& c = s.extra.at("capacity");
+    auto num = [&c](const char* key) { return field_number(c, key); };
+    const auto fps = c.value("flops_per_sample", nlohmann::json::object());
+    const auto proj = c.value("projection", nlohmann::json::object());
+    auto pnum = [&proj](const char* key) { return field_number(proj, key); };
+    per_scenario << "<tr><td><code>" << esc(s.id) << "</code></td>"
+                 << num_td(fps.contains("total") && fps.at("total").is_number() ? fixed(fps.at("total").get<double>() / 1e9, 3) : "-")
+                 << num_td(fixed(num("achieved_flops_per_s") / 1e12, 2))
+                 << num_td(fixed(num("peak_flops_per_s") / 1e12, 1))
+                 << td(field_text(c, "peak_source", "-"));
+    const auto view = report::capacity_of(s);
+    if (view && !view->mfu_error.empty() && view->peak_flops_per_s > 0)
+      per_scenario << "<td class=\"num bad\" title=\"" << esc(view->mfu_error) << "\">"
+                   << esc(report::mfu_cell(*view)) << "</td>";
+    else
+      per_scenario << num_td(view ? report::mfu_cell(*view) : "-");
+    if (!proj.empty())
+      per_scenario << num_td(exact(pnum("target_samples")))
+                   << num_td(fixed(pnum("time_s") / 3600, 2) + " [" + fixed(pnum("ci_low_s") / 3600, 2) +
+                             ", " + fixed(pnum("ci_high_s") / 3600, 2) + "]")
+                   << num_td(fixed(pnum("device_hours"), 2)) << num_td(fixed(pnum("cost"), 2));
+    else
+      per_scenario << num_td("-") << num_td("-") << num_td("-") << num_td("-");
+    per_scenario << "</tr>\n";
+  }
+  const auto run_cap = run.extra.is_object() ? run.extra.value("capacity", nlohmann::json::object())
+                                             : nlohmann::json::object();
+  if (per_scenario.str().empty() && run_cap.empty()) return;
+  os << "<h2>Capacity</h2>\n";
+  if (!per_scenario.str().empty())
+    os << "<table id=\"tb-capacity\">\n<tr><th>scenario</th><th>GFLOP/sample</th>"
+          "<th>achieved TFLOP/s</th><th>peak TFLOP/s</th><th>peak source</th><th>MFU</th>"
+          "<th>target samples</th><th>projected hours [95% CI]</th><th>device hours</th>"
+          "<th>cost</th></tr>\n"
+       << per_scenario.str() << "</table>\n";
+  if (const auto errors = report::mfu_errors(run); !errors.empty()) {
+    os << "<ul class=\"warnings\" id=\"tb-mfu-errors\">\n";
+    for (const auto& [id, error] : errors)
+      os << "<li><span class=\"bad\">⚠ MFU error</span>: <code>" << esc(id) << "</code>: " << esc(error) << "</li>\n";
+    os << "</ul>\n";
+  }
+  if (run_cap.contains("batch_search") && run_cap.at("batch_search").is_array()) {
+    os << "<h3>Batch-size search</h3>\n<table id=\"tb-batch-search\">\n<tr><th>model</th>"
+          "<th>precision</th><th>max batch</th><th>best batch</th><th>best samples/s</th>"
+          "<th>probes (batch: samples/s, peak)</th></tr>\n";
+    for (const auto& b : run_cap.at("batch_search")) {
+      std::string probes;
+      const auto listed = b.is_object() ? b.value("probes", nlohmann::json::array()) : nlohmann::json::array();
+      for (const auto& p : listed.is_array() ? listed : nlohmann::json::array()) {
+        if (!probes.empty()) probes += " · ";
+        probes += std::to_string(field_integer(p, "batch")) + ": ";
+        probes += field_flag(p, "fits")
+                      ? rate(field_number(p, "samples_per_s")) + ", " + bytes(field_integer(p, "peak_bytes"))
+                      : std::string("does not fit");
+      }
+      os << "<tr>" << td(field_text(b, "model", "-")) << td(field_text(b, "precision", "-"))
+         << num_td(std::to_string(field_integer(b, "max_batch"))) << num_td(std::to_string(field_integer(b, "best_batch")))
+         << num_td(rate(field_number(b, "best_samples_per_s"))) << "<td class=\"wrap\">" << esc(probes)
+         << "</td></tr>\n";
+    }
+    os << "</table>\n";
+  }
+  if (run_cap.contains("memory_fit") && run_cap.at("memory_fit").is_array()) {
+    os << "<h3>Memory model (peak = fixed + per-sample × batch)</h3>\n<table id=\"tb-memory-fit\">\n"
+          "<tr><th>model</th><th>precision</th><th>fixed</th><th>per sample</th><th>R²</th>"
+          "<th>predicted max batch</th></tr>\n";
+    for (const auto& m : run_cap.at("memory_fit"))
+      os << "<tr>" << td(field_text(m, "model", "-")) << td(field_text(m, "precision", "-"))
+         << num_td(bytes(whole_bytes(field_number(m, "fixed_bytes"))))
+         << num_td(bytes(whole_bytes(field_number(m, "per_sample_bytes"))))
+         << num_td(fixed(field_number(m, "r2"), 4)) << num_td(std::to_string(field_integer(m, "predicted_max_batch")))
+         << "</tr>\n";
+    os << "</table>\n";
+  }
+}
+
+void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& os) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, os);
+    return;
+  }
+  os << "<tr>" << td(prefix) << td(scalar(j)) << "</tr>\n";
+}
+
+}  // namespace
+
+HtmlReporter::HtmlReporter(std::string chartjs_path) : chartjs_path_(std::move(chartjs_path)) {
+  if (chartjs_path_.empty()) {
+    const char* env = std::getenv("TRAINBENCH_CHARTJS");
+    chartjs_path_ = (env != nullptr && *env != '\0') ? env : TRAINBENCH_CHARTJS_PATH;
+  }
+}
+
+std::string HtmlReporter::data_block(const RunResult& run) {
+  return script_safe(html_chart_data(run).dump(1));
+}
+
+void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  std::ostream& os = *ctx.out;
+  const std::string chartjs = chartjs_path_.empty() ? std::string() : read_file(chartjs_path_);
+
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+     << "<title>trainbench " << esc(run.run_id) << "</title>\n<style>" << html_assets::kStyle
+     << "</style>\n<script>" << html_assets::kPrelude << "</script>\n</head>\n<body>\n";
+  render_header(os, run);
+
+  os << "<h2>Charts</h2>\n";
+  if (chartjs.empty())
+    os << "<p class=\"note\" id=\"tb-charts-missing\">Charts are not available: Chart.js could not "
+          "be read from <code>"
+       << esc(chartjs_path_.empty() ? "(no path configured)" : chartjs_path_)
+       << "</code>. Install libjs-chart.js or set TRAINBENCH_CHARTJS to a chart.min.js file and "
+          "re-run <code>trainbench report</code>. The tables below have every number.</p>\n";
+  os << "<p id=\"tb-chart-status\" data-drawn=\"0\" data-errors=\"0\"></p>\n"
+     << "<div class=\"charts\" id=\"tb-charts\"></div>\n";
+
+  render_scenarios(os, run, ctx);
+  render_profiling(os, run, ctx);
+  render_capacity(os, run);
+  if (run.environment.is_object() && !run.environment.empty()) {
+    os << "<h2>Environment</h2>\n<table id=\"tb-environment\">\n<tr><th>key</th><th>value</th></tr>\n";
+    flatten(run.environment, "", os);
+    os << "</table>\n";
+  }
+  os << "<p class=\"meta\">Generated by trainbench " << TRAINBENCH_VERSION << ".</p>\n";
+
+  os << "<script type=\"application/json\" id=\"tb-data\">\n" << data_block(run) << "\n</script>\n";
+  if (!chartjs.empty()) os << "<script>\n" << script_safe(chartjs) << "\n</script>\n";
+  os << "<script>" << html_assets::kDrawScript << "</script>\n</body>\n</html>\n";
+}
+
+}  // namespace tb

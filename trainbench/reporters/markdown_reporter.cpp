@@ -1,0 +1,204 @@
+#include <trainbench/reporters/markdown_reporter.hpp>
+
+#include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/report_format.hpp>
+#include <trainbench/reporters/report_views.hpp>
+
+namespace tb {
+
+namespace {
+
+// Table cells must not contain pipes or line breaks.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string code(const std::string& s) { return "`" + s + "`"; }
+
+// Flattens the environment manifest into "git.commit" style keys (sorted, deterministic).
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+  } else if (j.is_string()) {
+    out.emplace_back(prefix, j.get<std::string>());
+  } else {
+    out.emplace_back(prefix, j.dump());
+  }
+}
+
+// Link targets must not contain spaces or parentheses.
+std::string link_target(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ') out += "%20";
+    else if (c == '(') out += "%28";
+    else if (c == ')') out += "%29";
+    else out += c;
+  }
+  return out;
+}
+
+// A table whose first `code_columns` columns hold identifiers shown as code.
+void write_table(std::ostream& os, const report::TextTable& t, std::size_t code_columns = 0) {
+  os << '|';
+  for (const auto& title : t.titles) os << ' ' << cell(title) << " |";
+  os << "\n|";
+  for (bool right : t.right) os << (right ? "--:|" : "---|");
+  os << '\n';
+  for (const auto& row : t.rows) {
+    os << '|';
+    for (std::size_t c = 0; c < row.size(); ++c)
+      os << ' ' << (c < code_columns && row[c] != "-" ? code(row[c]) : cell(row[c])) << " |";
+    os << '\n';
+  }
+}
+
+void render_capacity(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = scenario_capacity_table(run);
+  const RunCapacityView capacity = run_capacity_of(run);
+  if (scenarios.empty() && capacity.empty()) return;
+  os << "\n#### Capacity\n";
+  if (!scenarios.empty()) {
+    os << '\n';
+    write_table(os, scenarios, 1);
+    const auto errors = mfu_errors(run);
+    if (!errors.empty()) os << '\n';
+    for (const auto& [id, error] : errors) os << "- ❌ **MFU error** " << code(id) << ": " << cell(error) << '\n';
+  }
+  const std::string limit = memory_limit_note(capacity);
+  if (!capacity.batch_search.empty()) {
+    os << "\nBatch-size search" << (limit.empty() ? "" : ", " + limit) << ":\n\n";
+    write_table(os, batch_search_table(capacity));
+  }
+  if (!capacity.memory_fit.empty()) {
+    os << "\nMemory model, peak = fixed + per sample × batch:\n\n";
+    write_table(os, memory_fit_table(capacity));
+  }
+}
+
+void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  TextTable t;
+  t.titles = {"scenario", "window steps", "overhead vs timed", "traces"};
+  t.right = {false, true, true, false};
+  for (const auto& s : run.scenarios) {
+    const auto p = profile_of(s);
+    if (!p) continue;
+    std::string traces;
+    for (const auto& [kind, path] : p->traces)
+      traces += (traces.empty() ? "" : " · ") + ("[" + kind + "](" + link_target(trace_link(ctx, path)) + ")");
+    t.rows.push_back({s.id, p->window_steps ? std::to_string(*p->window_steps) : "-",
+                      p->overhead_vs_timed ? signed_percent(*p->overhead_vs_timed) : "-",
+                      traces.empty() ? "-" : traces});
+  }
+  if (t.empty()) return;
+  os << "\n#### Profiling\n\nTraces open in https://ui.perfetto.dev or chrome://tracing.\n\n";
+  write_table(os, t, 1);
+}
+
+}  // namespace
+
+void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  std::ostream& os = *ctx.out;
+  const auto counts = status_counts(run);
+
+  std::vector<std::string> warnings;
+  for (const auto& s : run.scenarios) {
+    if (auto lp = loss_parity_of(s); lp && !lp->ok)
+      warnings.push_back("⚠️ **loss parity**: " + code(s.id) + " drifted " +
+                         percent(lp->rel_drift, 2) + "% from " + code(lp->reference_id) +
+                         " (tolerance " + percent(lp->tolerance, 2) + "%)");
+  }
+  int loss_warnings = static_cast<int>(warnings.size());
+  for (const auto& s : run.scenarios) {
+    const std::string reason = s.message.empty() ? "(no reason recorded)" : cell(s.message);
+    if (s.status == ScenarioStatus::failed)
+      warnings.push_back("❌ **failed** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::oom)
+      warnings.push_back("💥 **out of memory** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::skipped)
+      warnings.push_back("⏭️ **skipped** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::diverged)
+      warnings.push_back("📈 **diverged** " + code(s.id) + ": " + reason +
+                         " (speed figures kept, not counted in any speedup)");
+    else if (s.status == ScenarioStatus::interrupted)
+      warnings.push_back("⏸️ **interrupted** " + code(s.id) + ": " + reason);
+    else if (s.status == ScenarioStatus::crashed)
+      warnings.push_back("🛑 **crashed** " + code(s.id) + ": " + reason);
+    if (s.contended())
+      warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
+                         cell(s.disturbance.value("reason", std::string())));
+  }
+
+  // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
+  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
+                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
+  os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": geomean speedup ";
+  if (auto g = geomean_of(run))
+    os << "**" << geomean_cell(*g) << "**";
+  else
+    os << "-";
+  os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
+     << " skipped · " << counts.oom << " oom";
+  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
+  if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
+  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
+  if (counts.contended > 0) os << " · " << counts.contended << " contended";
+  if (loss_warnings > 0)
+    os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");
+  os << "\n\n";
+  if (!run.matrix_name.empty() || !run.baseline_id.empty()) {
+    os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline "
+       << code(run.baseline_id.empty() ? "-" : run.baseline_id) << ".\n\n";
+  }
+  for (const auto& w : warnings) os << "- " << w << '\n';
+  if (!warnings.empty()) os << '\n';
+
+  os << "| scenario | status | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
+        "phases % d/h/f/b/o | loss start→end | peak mem |\n";
+  os << "|---|---|--:|--:|--:|---|---|---|--:|\n";
+  for (const auto& s : run.scenarios) {
+    os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
+    if (!has_timing_columns(s)) {
+      os << "- | - | - | - | - | - | - |\n";
+      continue;
+    }
+    os << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
+       << " | ";
+    // A speed-up that changes the training result is not a win: the verdict and loss cells
+    // carry a warning marker instead.
+    const auto lp = loss_parity_of(s);
+    const bool drifted = lp && !lp->ok;
+    auto c = comparison_of(s);
+    if (!c) os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
+    else if (c->verdict == "baseline") os << "1.00x | baseline | ";
+    else
+      os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
+         << (drifted ? " ⚠️ loss parity" : "") << " | ";
+    std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
+    if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
+    os << phase_shares(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+  }
+
+  render_capacity(os, run);
+  render_profiling(os, run, ctx);
+
+  if (run.environment.is_object() && !run.environment.empty()) {
+    std::vector<std::pair<std::string, std::string>> env;
+    flatten(run.environment, "", env);
+    os << "\n<details><summary>Environment</summary>\n\n| key | value |\n|---|---|\n";
+    for (const auto& [k, v] : env) os << "| " << cell(k) << " | " << cell(v) << " |\n";
+    os << "\n</details>\n";
+  }
+}
+
+}  // namespace tb

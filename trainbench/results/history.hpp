@@ -1,0 +1,74 @@
+// Results history in SQLite: every recorded run with its full results JSON (so comparisons
+// against an old run work after its results directory is gone) and one row per scenario for
+// trends.
+//
+// Tables:
+//   runs(run_id PK, started_at, git_revision, matrix, manifest_json, results_path, results_json,
+//        recorded_at)
+//   scenario_results(run_id, scenario_id, key_json, status, median_s, ci_low, ci_high,
+//        samples_per_s, peak_bytes)
+// Runs are ordered by started_at (ISO 8601 UTC, sorts as text), then by recording order.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <trainbench/results/results.hpp>
+
+struct sqlite3;
+
+namespace tb {
+
+struct RunSummary {
+  std::string run_id, started_at, git_revision, matrix, results_path;
+  int scenarios = 0, ok = 0;
+};
+
+struct TrendPoint {
+  std::string run_id, started_at, git_revision, status;
+  double median_s = 0, ci_low = 0, ci_high = 0, samples_per_s = 0;
+  std::int64_t peak_bytes = 0;
+};
+
+class History {
+ public:
+  // "results/history.sqlite", relative to the working directory.
+  static constexpr const char* kDefaultPath = "results/history.sqlite";
+
+  // Opens (creating the file, its directory and the tables when missing). InputError naming
+  // the file when it is not a trainbench history; OutputError when it cannot be written (full
+  // disk, read-only). Concurrent processes may share one file: each waits up to 30 s for the
+  // others' transactions.
+  explicit History(const std::string& path);
+  ~History();
+  History(const History&) = delete;
+  History& operator=(const History&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Stores the run in one transaction; recording the same run_id again replaces it (run ids are
+  // unique per run, see run_id.hpp, so another run's rows are never replaced). Without
+  // environment["started_at"] the recording time stands in.
+  void record(const RunResult& run, const std::string& results_path);
+
+  // Newest first; limit <= 0 means all.
+  std::vector<RunSummary> runs(int limit = 0) const;
+
+  // ref: an exact run id, "last" (the newest run), or a git revision prefix of at least 4 hex
+  // digits (the newest run built from it). nullopt when nothing matches.
+  std::optional<RunResult> find(const std::string& ref) const;
+
+  // The newest run ordered before run_id (nullopt if run_id is unknown or the oldest).
+  std::optional<RunResult> find_before(const std::string& run_id) const;
+
+  // One scenario across runs, oldest first; limit <= 0 means all (else the newest `limit`).
+  std::vector<TrendPoint> trend(const std::string& scenario_id, int limit = 0) const;
+
+ private:
+  std::optional<RunResult> load_run(const std::string& run_id) const;
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace tb

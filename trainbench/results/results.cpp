@@ -1,0 +1,233 @@
+#include <trainbench/results/results.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/support/json_input.hpp>
+#include <trainbench/support/json_integer.hpp>
+
+namespace tb {
+
+namespace {
+constexpr const char* kStatusNames[kScenarioStatusCount] = {
+    "ok", "skipped", "failed", "oom", "diverged", "interrupted", "crashed"};
+
+// JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
+// outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j.at(key).get<double>();
+}
+
+std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
+  std::vector<double> out;
+  if (!j.contains(key)) return out;
+  for (const auto& v : j.at(key))
+    out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+  return out;
+}
+
+// The keys reports and comparisons read from metrics.disturbance, with the type they read them
+// as: checked here once, so an edited file is refused by name instead of throwing mid-report.
+void check_disturbance(const nlohmann::json& d) {
+  if (!d.is_object()) throw std::invalid_argument("metrics.disturbance: must be an object");
+  using Is = bool (nlohmann::json::*)() const noexcept;
+  const auto expect = [&](const char* key, Is is, const char* what) {
+    const auto it = d.find(key);
+    if (it != d.end() && !((*it).*is)())
+      throw std::invalid_argument(std::string("metrics.disturbance.") + key + ": must be " + what);
+  };
+  expect("contended", &nlohmann::json::is_boolean, "true or false");
+  expect("reason", &nlohmann::json::is_string, "a string");
+  expect("other_cpu_cores", &nlohmann::json::is_number, "a number");
+}
+}  // namespace
+
+const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }
+
+ScenarioStatus parse_status(const std::string& s) {
+  for (int i = 0; i < kScenarioStatusCount; ++i)
+    if (s == kStatusNames[i]) return static_cast<ScenarioStatus>(i);
+  throw std::invalid_argument("unknown scenario status '" + s + "'");
+}
+
+void to_json(nlohmann::json& j, const Distribution& d) {
+  j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
+       {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
+       {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
+       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates},
+       {"median_all_steps", d.median_all_steps}};
+}
+void from_json(const nlohmann::json& j, Distribution& d) {
+  d.n = integer_field(j, "n", std::size_t{0});
+  d.median = j.value("median", 0.0);
+  d.mean = j.value("mean", 0.0);
+  d.stddev = j.value("stddev", 0.0);
+  d.min = j.value("min", 0.0);
+  d.max = j.value("max", 0.0);
+  d.p5 = j.value("p5", 0.0);
+  d.p25 = j.value("p25", 0.0);
+  d.p75 = j.value("p75", 0.0);
+  d.p95 = j.value("p95", 0.0);
+  d.p99 = j.value("p99", 0.0);
+  d.ci_low = j.value("ci_low", 0.0);
+  d.ci_high = j.value("ci_high", 0.0);
+  // Files from before segments carried an order-statistic interval of the steps alone: it
+  // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
+  d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
+  d.ci_replicates = integer_field(j, "ci_replicates", std::size_t{0});
+  d.median_all_steps = j.value("median_all_steps", d.median);
+}
+
+void to_json(nlohmann::json& j, const Segment& s) {
+  j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
+}
+void from_json(const nlohmann::json& j, Segment& s) {
+  s.round = integer_field(j, "round", 0);
+  s.steps = integer_field(j, "steps", 0);
+  s.median_s = j.value("median_s", 0.0);
+  s.started_s = j.value("started_s", 0.0);
+}
+
+void to_json(nlohmann::json& j, const PhaseStat& p) {
+  j = {{"name", p.name}, {"median_s", p.median_s}, {"mean_s", p.mean_s}, {"share", p.share}};
+}
+void from_json(const nlohmann::json& j, PhaseStat& p) {
+  p.name = j.at("name").get<std::string>();
+  p.median_s = j.value("median_s", 0.0);
+  p.mean_s = j.value("mean_s", 0.0);
+  p.share = j.value("share", 0.0);
+}
+
+void to_json(nlohmann::json& j, const MemoryStats& m) {
+  j = {{"peak_allocated_bytes", m.peak_allocated_bytes},
+       {"peak_reserved_bytes", m.peak_reserved_bytes},
+       {"alloc_retries", m.alloc_retries},
+       {"peak_rss_bytes", m.peak_rss_bytes}};
+}
+void from_json(const nlohmann::json& j, MemoryStats& m) {
+  m.peak_allocated_bytes = integer_field(j, "peak_allocated_bytes", std::int64_t{0});
+  m.peak_reserved_bytes = integer_field(j, "peak_reserved_bytes", std::int64_t{0});
+  m.alloc_retries = integer_field(j, "alloc_retries", std::int64_t{0});
+  m.peak_rss_bytes = integer_field(j, "peak_rss_bytes", std::int64_t{0});
+}
+
+void to_json(nlohmann::json& j, const ScenarioResult& r) {
+  j = nlohmann::json::object();
+  j["id"] = r.id;
+  j["params"] = r.params;
+  j["status"] = to_string(r.status);
+  j["message"] = r.message;
+  j["metrics"] = {{"warmup_steps", r.warmup_steps},
+                  {"measured_steps", r.measured_steps},
+                  {"stop_reason", r.stop_reason},
+                  {"converged", r.converged},
+                  {"step_time_s", r.step_time_s},
+                  {"samples_per_s", r.samples_per_s},
+                  {"tokens_per_s", r.tokens_per_s},
+                  {"phases", r.phases},
+                  {"loss_start", r.loss_start},
+                  {"loss_end", r.loss_end},
+                  {"skipped_steps", r.skipped_steps},
+                  {"final_loss_scale", r.final_loss_scale},
+                  {"memory", r.memory},
+                  {"wall_s", r.wall_s},
+                  {"disturbance", r.disturbance}};
+  j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}, {"segments", r.segments}};
+  j["extra"] = r.extra;
+}
+
+void from_json(const nlohmann::json& j, ScenarioResult& r) {
+  r.id = j.at("id").get<std::string>();
+  r.params = j.at("params").get<ScenarioParams>();
+  r.status = parse_status(j.at("status").get<std::string>());
+  r.message = j.value("message", "");
+  const auto& m = j.at("metrics");
+  r.warmup_steps = integer_field(m, "warmup_steps", 0);
+  r.measured_steps = integer_field(m, "measured_steps", 0);
+  r.stop_reason = m.value("stop_reason", "");
+  r.converged = m.value("converged", r.stop_reason == "converged");
+  if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
+  r.samples_per_s = m.value("samples_per_s", 0.0);
+  r.tokens_per_s = m.value("tokens_per_s", 0.0);
+  if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
+  r.loss_start = number_or_nan(m, "loss_start");
+  r.loss_end = number_or_nan(m, "loss_end");
+  r.skipped_steps = integer_field(m, "skipped_steps", std::int64_t{0});
+  r.final_loss_scale = m.value("final_loss_scale", 0.0);
+  if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
+  r.wall_s = m.value("wall_s", 0.0);
+  r.disturbance = m.value("disturbance", nlohmann::json::object());
+  check_disturbance(r.disturbance);
+  if (j.contains("samples")) {
+    const auto& s = j.at("samples");
+    r.step_times_s = s.value("step_time_s", std::vector<double>{});
+    r.loss_curve = numbers_or_nan(s, "loss");
+    if (s.contains("segments")) r.segments = s.at("segments").get<std::vector<Segment>>();
+  }
+  r.extra = j.value("extra", nlohmann::json::object());
+}
+
+void to_json(nlohmann::json& j, const RunResult& r) {
+  j = {{"schema_version", r.schema_version},
+       {"run_id", r.run_id},
+       {"matrix", {{"name", r.matrix_name}, {"file", r.matrix_file}, {"digest", r.matrix_digest}}},
+       {"baseline_id", r.baseline_id},
+       {"environment", r.environment},
+       {"scenarios", r.scenarios},
+       {"extra", r.extra}};
+}
+
+void from_json(const nlohmann::json& j, RunResult& r) {
+  r.schema_version = j.at("schema_version").get<int>();
+  r.run_id = j.at("run_id").get<std::string>();
+  if (j.contains("matrix")) {
+    r.matrix_name = j.at("matrix").value("name", "");
+    r.matrix_file = j.at("matrix").value("file", "");
+    r.matrix_digest = j.at("matrix").value("digest", "");
+  }
+  r.baseline_id = j.value("baseline_id", "");
+  r.environment = j.value("environment", nlohmann::json::object());
+  r.scenarios = j.at("scenarios").get<std::vector<ScenarioResult>>();
+  r.extra = j.value("extra", nlohmann::json::object());
+}
+
+RunResult load_results(const std::string& path_in) {
+  namespace fs = std::filesystem;
+  std::string path = path_in;
+  std::error_code ec;  // a path too long to look up is the reader's "cannot open", not a throw
+  if (fs::is_directory(path, ec)) path = (fs::path(path) / "results.json").string();
+  const nlohmann::json j = read_json_file(path, "results file");
+  TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
+  TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
+                 "schema_version", "missing or not an integer");
+  const int version = j["schema_version"].get<int>();
+  TB_CHECK_INPUT(version == kResultsSchemaVersion, path, "schema_version", "unsupported version ",
+                 version, " (this trainbench reads ", kResultsSchemaVersion, ")");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
+                 "missing or not an array");
+  try {
+    return j.get<RunResult>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, "scenarios", json_error_text(e));
+  } catch (const std::exception& e) {
+    throw InputError(path, "scenarios", e.what());
+  }
+}
+
+void save_results(const RunResult& run, const std::string& path) {
+  // replace: a message or a command-line argument that is not UTF-8 must not lose the run.
+  write_file_durably(path, nlohmann::json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+}
+
+const ScenarioResult* find_scenario(const RunResult& run, const std::string& id) {
+  for (const auto& s : run.scenarios)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+}  // namespace tb

@@ -1,0 +1,103 @@
+#include <trainbench/runner/torch/environment.hpp>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ATen/Context.h>
+#include <ATen/DeviceAccelerator.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <trainbench/build_config.hpp>
+#include <trainbench/measure/system_info.hpp>
+
+namespace tb {
+
+namespace {
+
+std::string run_command(const std::string& cmd) {
+  std::array<char, 256> buf{};
+  std::string out;
+  if (FILE* pipe = popen(cmd.c_str(), "r")) {
+    while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+    pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::int64_t memory_bytes() {
+  return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+}
+
+std::string utc_now() {
+  const auto t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json capture_environment(const std::vector<std::string>& command_line, std::uint64_t seed) {
+  nlohmann::json env;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  env["hostname"] = host;
+  utsname u{};
+  if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  env["cpu"] = {{"model", cpu_model()},
+                {"cores", std::thread::hardware_concurrency()},
+                {"threads_used", at::get_num_threads()}};
+  env["memory_bytes"] = memory_bytes();
+  // google/benchmark's description of the host and the load average at run start; reports
+  // (gbench.json) read it from here so that a re-rendered report describes this machine.
+  env["host"] = read_system_info();
+  env["torch"] = TORCH_VERSION;
+  env["compiler"] = TRAINBENCH_CXX_COMPILER;
+  env["build_type"] = TRAINBENCH_BUILD_TYPE;
+  env["trainbench"] = TRAINBENCH_VERSION;
+  const auto& cuda = at::detail::getCUDAHooks();
+  env["torch_cuda_build"] = at::hasCUDA();
+  const bool gpu = torch::cuda::is_available();
+  env["device"] = gpu ? "cuda" : "cpu";
+  env["gpu"] = nlohmann::json::array();
+  if (gpu) {
+    env["cuda_runtime"] = cuda.versionCUDART();
+    env["cudnn"] = cuda.hasCuDNN() ? cuda.versionCuDNN() : 0;
+    const auto devices = static_cast<std::size_t>(torch::cuda::device_count());
+    for (std::size_t i = 0; i < devices; ++i) {
+      const auto idx = static_cast<c10::DeviceIndex>(i);
+      nlohmann::json g = {{"index", i}};
+      g["name"] = run_command("nvidia-smi --query-gpu=name --format=csv,noheader -i " + std::to_string(i));
+      g["total_memory_bytes"] = at::accelerator::getMemoryInfo(idx).second;
+      env["gpu"].push_back(g);
+    }
+    env["driver"] = run_command("nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0");
+  }
+  const std::string src = TRAINBENCH_SOURCE_DIR;
+  env["git_revision"] = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  env["git_dirty"] = !run_command("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  env["command_line"] = command_line;
+  env["seed"] = seed;
+  env["started_at"] = utc_now();
+  return env;
+}
+
+}  // namespace tb

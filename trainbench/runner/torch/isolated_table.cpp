@@ -1,0 +1,233 @@
+#include <trainbench/runner/torch/isolated_table.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/torch/scenario_table.hpp>
+#include <trainbench/support/file_tail.hpp>
+
+namespace tb {
+
+namespace {
+
+using nlohmann::json;
+
+std::string this_executable() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "trainbench";  // looked up on PATH
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+IsolatedScenarioTable::IsolatedScenarioTable(std::vector<ScenarioParams> scenarios,
+                                             std::vector<std::size_t> matrix_index,
+                                             std::string matrix_digest, std::string matrix_file,
+                                             const RunOptions& options, Clock::time_point run_start,
+                                             RunListener* listener)
+    : slots_(scenarios.size()),
+      matrix_file_(std::move(matrix_file)),
+      options_(options),
+      run_start_(run_start),
+      listener_(listener),
+      program_(options.worker_program.empty() ? this_executable() : options.worker_program),
+      digest_(std::move(matrix_digest)) {
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    slots_[i].params = std::move(scenarios[i]);
+    slots_[i].id = scenario_id(slots_[i].params);
+    slots_[i].matrix_index = matrix_index.at(i);
+  }
+  // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+IsolatedScenarioTable::~IsolatedScenarioTable() {
+  for (auto& slot : slots_) {
+    slot.worker.reset();  // kills and reaps a worker still running
+    if (!slot.stderr_path.empty()) ::unlink(slot.stderr_path.c_str());
+  }
+}
+
+bool IsolatedScenarioTable::start(std::size_t i) {
+  Slot& slot = slots_[i];
+  // The worker dates its segments from this run's start: steady_clock is CLOCK_MONOTONIC, one
+  // clock for every process on the machine.
+  const auto run_start_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(run_start_.time_since_epoch()).count();
+  std::vector<std::string> argv = {program_, "worker", matrix_file_, "--isolate",
+                                   "--run-start-ns", std::to_string(run_start_ns)};
+  if (!options_.out_dir.empty()) argv.insert(argv.end(), {"--out", options_.out_dir});
+  for (const auto& set : options_.set_overrides) argv.insert(argv.end(), {"--set", set});
+  if (options_.memory_budget_bytes > 0)
+    argv.insert(argv.end(), {"--memory-budget", std::to_string(options_.memory_budget_bytes)});
+  if (options_.profile) argv.push_back(*options_.profile ? "--profile" : "--no-profile");
+
+  const std::filesystem::path dir =
+      options_.out_dir.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(options_.out_dir);
+  slot.stderr_path =
+      (dir / (".worker-" + std::to_string(i) + "-" + std::to_string(::getpid()) + ".stderr")).string();
+  ChildOptions child_options;
+  child_options.stderr_path = slot.stderr_path;
+  child_options.detach_from_terminal_signals = true;
+  try {
+    slot.worker = std::make_unique<ChildProcess>(argv, child_options);
+  } catch (const std::exception& e) {
+    failed(i, e.what());
+    return false;
+  }
+
+  json hello;
+  if (const auto line = slot.worker->read_line()) {
+    try {
+      hello = json::parse(*line);
+    } catch (const json::exception&) {
+    }
+  }
+  if (hello.contains("error")) {  // it refused the matrix (the file changed since this run read it?)
+    failed(i, "its worker refused the matrix: " + hello.value("error", std::string()));
+    return false;
+  }
+  if (!hello.contains("hello")) {
+    crashed(i, "start-up");
+    return false;
+  }
+  const json& listed = hello["scenarios"];
+  const std::size_t k = slot.matrix_index;
+  const bool same = hello.value("digest", std::string()) == digest_ && listed.is_array() &&
+                    k < listed.size() && listed[k].is_object() &&
+                    listed[k].value("id", std::string()) == slot.id;
+  if (!same) {
+    failed(i, "its worker expanded " + matrix_file_ + " into other scenarios (was the file changed during the run?)");
+    return false;
+  }
+  return true;
+}
+
+std::optional<json> IsolatedScenarioTable::request(Slot& slot, const json& command) {
+  if (!slot.worker->write_line(command.dump())) return std::nullopt;
+  const auto line = slot.worker->read_line([] { return interrupted(); });
+  if (!line && interrupted()) {
+    slot.worker.reset();  // kills it: its unfinished segment is dropped, as in-process
+    return std::nullopt;
+  }
+  if (!line) return std::nullopt;
+  try {
+    return json::parse(*line);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during) {
+  Slot& slot = slots_[i];
+  const ChildExit how = slot.worker->wait();
+  ScenarioResult r;
+  r.status = ScenarioStatus::crashed;
+  r.message = "its worker process ended with " + how.describe() + " during " + during;
+  const std::string tail = read_file_tail(slot.stderr_path);
+  if (!tail.empty()) r.message += "; the end of its stderr:\n" + tail;
+  conclude(i, std::move(r), /*stderr_quoted=*/true);
+}
+
+void IsolatedScenarioTable::failed(std::size_t i, const std::string& why) {
+  ScenarioResult r;
+  r.status = ScenarioStatus::failed;
+  r.message = "--isolate: " + why;
+  conclude(i, std::move(r));
+}
+
+void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool stderr_quoted) {
+  Slot& slot = slots_[i];
+  result.id = slot.id;
+  result.params = slot.params;
+  if (slot.worker) {
+    slot.worker->wait();  // done with its one scenario, it has exited or exits at end of input
+    slot.worker.reset();
+  }
+  if (!slot.stderr_path.empty()) {
+    // What a worker that did not crash said on stderr (LibTorch warnings) would have reached the
+    // terminal without isolation: pass on its end.
+    if (!stderr_quoted) {
+      const std::string tail = read_file_tail(slot.stderr_path);
+      if (!tail.empty()) std::cerr << "trainbench: the worker of " << slot.id << " wrote:\n" << tail << "\n";
+    }
+    ::unlink(slot.stderr_path.c_str());
+  }
+  slot.snapshot.reset();
+  slot.result = std::move(result);
+  if (listener_) listener_->scenario_finished(++finished_, slots_.size(), *slot.result);
+}
+
+void IsolatedScenarioTable::segment(std::size_t i, int round) {
+  Slot& slot = slots_[i];
+  if (slot.result || (!slot.worker && !start(i))) return;
+  const auto reply =
+      request(slot, {{"segment", slot.matrix_index}, {"round", round}, {"snapshot", true}});
+  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
+  if (!reply) {
+    crashed(i, "round " + std::to_string(round + 1) + (slot.segments == 0 ? " (its set-up or first segment)" : ""));
+    return;
+  }
+  ++slot.segments;
+  slot.converged = reply->value("converged", false);
+  if (const auto it = reply->find("snapshot"); it != reply->end()) {
+    try {
+      slot.snapshot = it->get<ScenarioResult>();
+    } catch (const std::exception&) {  // a snapshot only fills results.json between rounds
+    }
+  }
+  if (!reply->value("active", false)) finish(i);  // it failed in the worker: fetch why
+}
+
+void IsolatedScenarioTable::finish(std::size_t i) {
+  Slot& slot = slots_[i];
+  // A scenario never measured (every round skipped it) is still built by its worker, to say why.
+  if (slot.result || (!slot.worker && !start(i))) return;
+  const auto reply = request(slot, {{"finish_one", slot.matrix_index}});
+  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
+  if (!reply) {
+    crashed(i, "its finish (divergence check, memory budget, profiling pass)");
+    return;
+  }
+  ScenarioResult r;
+  try {
+    r = reply->at("result").get<ScenarioResult>();
+  } catch (const std::exception& e) {
+    failed(i, std::string("its worker sent an unreadable result: ") + e.what());
+    return;
+  }
+  conclude(i, std::move(r));
+}
+
+void IsolatedScenarioTable::interrupt_unfinished() {
+  for (auto& slot : slots_) {
+    if (slot.result) continue;
+    slot.worker.reset();  // kills it
+    if (!slot.stderr_path.empty()) ::unlink(slot.stderr_path.c_str());
+    // What its worker reported after its last whole segment, if anything.
+    slot.result = interrupted_result(std::move(slot.snapshot), slot.params);
+    slot.snapshot.reset();
+  }
+}
+
+std::vector<ScenarioResult> IsolatedScenarioTable::snapshot() const {
+  std::vector<ScenarioResult> out;
+  for (const auto& slot : slots_)
+    if (slot.result) out.push_back(*slot.result);
+    else if (slot.snapshot) out.push_back(*slot.snapshot);
+  return out;
+}
+
+std::vector<ScenarioResult> IsolatedScenarioTable::take_results() {
+  std::vector<ScenarioResult> out;
+  for (auto& slot : slots_)
+    if (slot.result) out.push_back(std::move(*slot.result));
+  return out;
+}
+
+}  // namespace tb

@@ -1,0 +1,244 @@
+#include <trainbench/runner/torch/runner.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include <ATen/DeviceAccelerator.h>
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+
+#include <trainbench/capacity/memory_probe.hpp>
+#include <trainbench/capacity/torch/capacity_search.hpp>
+#include <trainbench/capacity/torch/utilization_pass.hpp>
+#include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/resume_check.hpp>
+#include <trainbench/runner/torch/environment.hpp>
+#include <trainbench/runner/torch/isolated_table.hpp>
+#include <trainbench/runner/torch/run_finish.hpp>
+#include <trainbench/runner/torch/scenario_session.hpp>
+#include <trainbench/runner/torch/scenario_table.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/registry.hpp>
+
+namespace tb {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+MatrixParseOptions default_parse_options() {
+  MatrixParseOptions o;
+  Registry::instance().fill_parse_options(o);
+  o.cuda_available = cuda_available();
+  return o;
+}
+
+ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options) {
+  ScenarioSession session(p, options, Clock::now(), 0);
+  for (int round = 0; round < std::max(1, p.stopping.rounds); ++round) session.run_segment(round);
+  while (session.segments() < p.stopping.max_rounds && !session.converged())
+    session.run_segment(session.segments());
+  return session.finish();
+}
+
+namespace {
+
+// The schedule over `table`: interleaved rounds in a new shuffled order each round, or every
+// scenario to its end in turn. An interrupt stops it between segments, and every scenario not
+// finished then is marked "interrupted". `save` runs after every round (or scenario).
+void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t seed,
+                  RunListener* listener, const std::function<void()>& save) {
+  if (rule.interleave) {
+    // A new shuffled order every round, so no scenario always follows the same neighbour.
+    std::mt19937_64 rng(seed ^ 0x5e6d5e6dULL);
+    std::vector<std::size_t> order(table.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (int round = 0; round < rule.max_rounds && !interrupted(); ++round) {
+      std::shuffle(order.begin(), order.end(), rng);
+      bool any = false;
+      for (const std::size_t i : order) {
+        if (interrupted()) break;
+        if (!table.active(i)) continue;
+        // Past the planned rounds only the scenarios whose interval is still too wide go on.
+        if (round >= rule.rounds && table.converged(i)) {
+          table.finish(i);
+          continue;
+        }
+        table.segment(i, round);
+        any = true;
+      }
+      if (interrupted()) break;
+      if (listener && any) listener->round_finished(round, rule.rounds);
+      save();
+      if (!any) break;
+    }
+  } else {
+    for (std::size_t i = 0; i < table.size() && !interrupted(); ++i) {
+      for (int round = 0; table.active(i) && round < rule.max_rounds && !interrupted(); ++round) {
+        if (round >= rule.rounds && table.converged(i)) break;
+        table.segment(i, round);
+      }
+      if (interrupted()) break;
+      if (table.active(i)) table.finish(i);
+      save();
+    }
+  }
+  if (interrupted()) table.interrupt_unfinished();
+  else table.finish_all();
+}
+
+// Measures the scenarios of `all` that `kept` has no result for, and finishes `run` with every
+// scenario in matrix order: measured now, or kept (from the run being resumed).
+RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
+                             std::vector<ScenarioParams> all, std::vector<ScenarioResult> kept,
+                             const RunOptions& options, Clock::time_point run_start) {
+  std::multimap<std::string, ScenarioResult> kept_by_id;
+  for (auto& r : kept) kept_by_id.emplace(r.id, std::move(r));
+  std::vector<ScenarioParams> todo;
+  std::vector<std::size_t> todo_index;  // each one's place in `all` (what an isolated worker knows)
+  for (auto& p : all) {
+    if (options.profile) p.profile.enabled = *options.profile;
+    if (!kept_by_id.count(scenario_id(p))) {
+      todo_index.push_back(static_cast<std::size_t>(&p - all.data()));
+      todo.push_back(p);
+    }
+  }
+  // Scenarios measured by a resume say which (comparison.cpp pairs segments only within one).
+  const int resume_count = run.extra.value("resume", nlohmann::json::object()).value("count", 0);
+  // Ids repeat when scenarios differ only outside the axes: each result is taken once, in order.
+  auto in_matrix_order = [&](std::vector<ScenarioResult> fresh) {
+    std::multimap<std::string, ScenarioResult> fresh_by_id, kept_left = kept_by_id;
+    for (auto& r : fresh) {
+      if (resume_count > 0) r.extra["measured_in_resume"] = resume_count;
+      fresh_by_id.emplace(r.id, std::move(r));
+    }
+    std::vector<ScenarioResult> out;
+    for (const auto& p : all)
+      for (auto* from : {&fresh_by_id, &kept_left})
+        if (const auto it = from->find(scenario_id(p)); it != from->end()) {
+          out.push_back(std::move(it->second));
+          from->erase(it);
+          break;
+        }
+    return out;
+  };
+
+  const std::string results_path =
+      options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.json").string();
+  const StoppingRule& rule = spec.defaults.stopping;
+  const std::int64_t base_rss = rule.interleave ? current_rss_bytes() : 0;
+  // --isolate: the same schedule, each scenario in its own worker process (isolated_table.hpp).
+  std::unique_ptr<ScenarioSet> scenario_set;
+  if (options.isolate) {
+    run.extra["isolated"] = true;
+    scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
+                                                           scenarios_digest(all), spec.file, options,
+                                                           run_start, options.listener);
+  } else {
+    scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
+                                                   options.listener);
+  }
+  ScenarioSet& table = *scenario_set;
+  auto save = [&]() {
+    if (results_path.empty()) return;
+    run.scenarios = in_matrix_order(table.snapshot());
+    save_results(run, results_path);
+  };
+  run_schedule(table, rule, spec.defaults.seed, options.listener, save);
+  run.scenarios = in_matrix_order(table.take_results());
+  if (!results_path.empty()) save_results(run, results_path);
+  // The matmul peaks take seconds: a stopped run stops now, and its resume measures them.
+  if (!interrupted()) add_utilization(run, spec, options.listener);
+  finish_run(run, options);
+  return run;
+}
+
+}  // namespace
+
+RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
+  const auto run_start = Clock::now();
+  RunResult run;
+  run.run_id = options.run_id.empty() ? make_run_id(spec) : options.run_id;
+  run.matrix_name = spec.name;
+  run.matrix_file = spec.file;
+  run.environment = capture_environment(options.command_line, spec.defaults.seed);
+  auto scenarios = expand(spec);
+  if (spec.batch_search) {  // batch "max": each scenario takes the largest batch that fits
+    try {
+      const auto found = search_capacity(spec, options, run);
+      for (auto& p : scenarios) {
+        const auto it = found.find({p.model, to_string(p.precision)});
+        if (it != found.end() && it->second.max_batch > 0) {
+          p.batch = it->second.max_batch;
+          p.effective_batch = p.batch * p.accumulation;
+        }
+      }
+    } catch (const Interrupted&) {
+      // Nothing is measured below: every scenario is recorded as interrupted.
+    }
+  }
+  run.matrix_digest = scenarios_digest(scenarios);
+  const auto baseline = choose_baseline(spec, scenarios);
+  if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
+  const StoppingRule& rule = spec.defaults.stopping;
+  if (options.listener)
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
+                                   options.out_dir, scenarios.size(), scenarios.size(), rule.rounds,
+                                   rule.interleave, false});
+  return measure_and_finish(std::move(run), spec, std::move(scenarios), {}, options, run_start);
+}
+
+std::vector<ScenarioParams> scenarios_as_run(const MatrixSpec& spec, const RunResult& run) {
+  auto scenarios = expand(spec);
+  if (!spec.batch_search) return scenarios;
+  // batch "max" was resolved by the capacity search of that run, per model and precision.
+  for (auto& p : scenarios)
+    for (const auto& r : run.scenarios)
+      if (r.params.model == p.model && r.params.precision == p.precision) {
+        p.batch = r.params.batch;
+        p.effective_batch = p.batch * p.accumulation;
+        break;
+      }
+  return scenarios;
+}
+
+RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOptions& options,
+                        const ResumeRecord& record) {
+  const auto run_start = Clock::now();
+  auto scenarios = scenarios_as_run(spec, previous);
+  std::vector<ScenarioResult> kept;
+  for (auto& r : previous.scenarios)
+    if (!needs_rerun(r)) kept.push_back(std::move(r));
+  nlohmann::json rerun = nlohmann::json::array();
+  for (const auto& p : scenarios) {
+    const auto id = scenario_id(p);
+    if (std::none_of(kept.begin(), kept.end(), [&](const ScenarioResult& r) { return r.id == id; }))
+      rerun.push_back(id);
+  }
+  RunResult run = std::move(previous);  // same run id, environment and baseline
+  run.scenarios.clear();
+  run.matrix_digest = scenarios_digest(scenarios);
+  const int count = run.extra.value("resume", nlohmann::json::object()).value("count", 0) + 1;
+  run.extra["resume"] = {{"count", count}, {"resumed_at", record.resumed_at}, {"rerun", rerun},
+                         {"forced", !record.forced.empty()}};
+  if (!record.forced.empty()) run.extra["resume"]["forced_over"] = record.forced;
+  if (options.listener)
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
+                                   options.out_dir, rerun.size(), scenarios.size(),
+                                   spec.defaults.stopping.rounds, spec.defaults.stopping.interleave, true});
+  return measure_and_finish(std::move(run), spec, std::move(scenarios), std::move(kept), options, run_start);
+}
+
+}  // namespace tb

@@ -1,0 +1,347 @@
+#include <trainbench/runner/torch/scenario_session.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <mutex>
+
+#include <malloc.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/DeviceAccelerator.h>
+#include <torch/utils.h>
+
+#include <trainbench/capacity/flops.hpp>
+#include <trainbench/capacity/memory_probe.hpp>
+#include <trainbench/measure/divergence.hpp>
+#include <trainbench/measure/gpu_monitor.hpp>
+#include <trainbench/measure/host_load.hpp>
+#include <trainbench/measure/segment_stats.hpp>
+#include <trainbench/measure/stats.hpp>
+#include <trainbench/profiling/nvtx.hpp>
+#include <trainbench/profiling/torch/profile_pass.hpp>
+#include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/stopping_criterion.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/batch_stream.hpp>
+#include <trainbench/training/torch/precision.hpp>
+#include <trainbench/training/torch/registry.hpp>
+#include <trainbench/training/torch/trainer.hpp>
+
+namespace tb {
+
+namespace {
+
+c10::Device resolve_device(const std::string& device) {
+  return device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+}
+
+std::shared_ptr<SampleSource> make_source(const ScenarioParams& p) {
+  const auto& model = Registry::instance().model(p.model);
+  const std::string name = p.dataset.empty() ? model.default_dataset : p.dataset;
+  nlohmann::json options = model.default_dataset_options;
+  options.merge_patch(p.dataset_options);
+  return Registry::instance().dataset(name).factory(DatasetRequest{options, p.seed});
+}
+
+// Peak memory of one scenario: the caching allocator on a GPU, the process RSS everywhere. With
+// other scenarios alive in the process, only this one's growth since it was built is its own:
+// the peak is reported as the process's size before any scenario plus that growth.
+class MemoryWatch {
+ public:
+  MemoryWatch(c10::Device device, std::int64_t base_rss_bytes) : device_(device) {
+    if (device_.is_cuda()) {
+      at::accelerator::synchronizeDevice(device_.index());
+      at::accelerator::resetPeakStats(device_.index());
+      const auto stats = at::accelerator::getDeviceStats(device_.index());
+      allocated_at_start_ = stats.allocated_bytes[0].current;
+      reserved_at_start_ = stats.reserved_bytes[0].current;
+      retries_at_start_ = stats.num_alloc_retries;
+    }
+    // Hand freed heap back to the OS first: otherwise memory an earlier (larger) scenario freed
+    // but glibc kept would count towards this scenario's peak RSS.
+    malloc_trim(0);
+    rss_.reset();
+    rss_at_start_ = rss_.current_rss_bytes();
+    base_rss_ = base_rss_bytes > 0 ? base_rss_bytes : rss_at_start_;
+  }
+  MemoryStats read() const {
+    MemoryStats m;
+    m.peak_rss_bytes = base_rss_ + std::max<std::int64_t>(0, rss_.peak_rss_bytes() - rss_at_start_);
+    if (device_.is_cuda()) {
+      const auto stats = at::accelerator::getDeviceStats(device_.index());
+      constexpr auto kAll = 0;  // StatType::AGGREGATE
+      m.peak_allocated_bytes = stats.allocated_bytes[kAll].peak - allocated_at_start_;
+      m.peak_reserved_bytes = stats.reserved_bytes[kAll].peak - reserved_at_start_;
+      m.alloc_retries = stats.num_alloc_retries - retries_at_start_;
+    }
+    return m;
+  }
+
+ private:
+  c10::Device device_;
+  capacity::PeakRssProbe rss_;
+  std::int64_t rss_at_start_ = 0, base_rss_ = 0;
+  std::int64_t allocated_at_start_ = 0, reserved_at_start_ = 0, retries_at_start_ = 0;
+};
+
+// Swaps this scenario's CPU random state in for the duration of a segment, so the data order
+// (RandomSampler draws from the default generator) is the same whatever ran in between.
+class RngStateScope {
+ public:
+  explicit RngStateScope(at::Tensor& saved) : saved_(saved) {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    outer_ = gen.get_state();
+    if (saved_.defined()) gen.set_state(saved_);
+  }
+  ~RngStateScope() {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    saved_ = gen.get_state();
+    gen.set_state(outer_);
+  }
+  RngStateScope(const RngStateScope&) = delete;
+  RngStateScope& operator=(const RngStateScope&) = delete;
+
+ private:
+  at::Tensor& saved_;
+  at::Tensor outer_;
+};
+
+}  // namespace
+
+struct ScenarioSession::State {
+  explicit State(const ScenarioParams& p, const RunOptions& o)
+      : params(p),
+        options(o),
+        device(resolve_device(p.device)),
+        criterion(make_stopping_criterion(p.stopping)) {}
+
+  const ScenarioParams params;  // the trainer keeps a reference: never moves
+  const RunOptions& options;
+  Clock::time_point run_start, built;
+  c10::Device device;
+  at::Tensor rng_state;
+  // Declaration order is destruction order reversed: the profile pass's recorder outlives the
+  // loader's worker threads, which may record spans until they are joined.
+  std::optional<ProfilePass> profile_pass;
+  std::shared_ptr<SampleSource> source;
+  std::unique_ptr<TrainableModel> model;
+  std::unique_ptr<BatchStream> stream;
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<MemoryWatch> memory_watch;
+  std::optional<MemoryStats> memory;  // read after the first segment
+  DisturbanceMeter disturbance;
+  std::optional<GpuSampler> gpu;  // NVML clocks, temperature, throttling at segment edges
+
+  bool warmed_up = false;
+  int unmeasured_steps = 0;  // warm-up plus every segment's re-warm
+  std::vector<StepSample> measured;
+  std::vector<double> loss_curve;
+  std::vector<Segment> segments;
+  std::unique_ptr<StoppingCriterion> criterion;  // when a segment, and the scenario, are done
+
+  // Step-time distribution with its drift-aware interval, from the segments so far.
+  Distribution timing() const;
+  ScenarioResult result() const;
+};
+
+Distribution ScenarioSession::State::timing() const {
+  std::vector<double> medians, steps;
+  for (const auto& seg : segments) medians.push_back(seg.median_s);
+  for (const auto& m : measured) steps.push_back(m.step_s);
+  return stats::summarize_segmented(steps, medians);
+}
+
+ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options,
+                                 Clock::time_point run_start,
+                                 std::int64_t base_rss_bytes)
+    : s_(std::make_unique<State>(params, options)) {
+  auto& s = *s_;
+  const ScenarioParams& p = s.params;
+  TB_NVTX_SCENARIO(scenario_id(p));
+  s.run_start = run_start;
+  s.built = Clock::now();
+  const auto support = check_precision(p.precision, p.device);
+  if (!support.supported) throw ScenarioSkipped(support.reason);
+  const PrecisionGuard precision_guard(p.precision);
+  const RngStateScope rng(s.rng_state);
+  torch::manual_seed(p.seed);
+
+  s.profile_pass.emplace(p, options.profile);
+  s.source = make_source(p);
+  s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
+  s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers);
+  s.trainer = std::make_unique<Trainer>(p, *s.model, *s.stream, s.device);
+  s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
+  if (s.device.is_cuda() && NvmlLibrary::shared().available())
+    s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
+}
+
+ScenarioSession::~ScenarioSession() = default;
+
+const ScenarioParams& ScenarioSession::params() const { return s_->params; }
+int ScenarioSession::segments() const { return static_cast<int>(s_->segments.size()); }
+
+void ScenarioSession::run_segment(int round) {
+  auto& s = *s_;
+  const ScenarioParams& p = s.params;
+  TB_NVTX_SCENARIO(scenario_id(p));
+  const PrecisionGuard precision_guard(p.precision);
+  const RngStateScope rng(s.rng_state);
+  StepSample sample;
+  // An interrupt between steps drops this segment whole (a half segment would bias its median):
+  // the scenario is left as it was after its last complete segment.
+  const std::size_t loss_mark = s.loss_curve.size(), measured_mark = s.measured.size();
+  const int unmeasured_mark = s.unmeasured_steps;
+  auto abandon = [&]() {
+    s.loss_curve.resize(loss_mark);
+    s.measured.resize(measured_mark);
+    s.unmeasured_steps = unmeasured_mark;
+    s.disturbance.cancel();
+    throw Interrupted();
+  };
+  // Unmeasured steps stop early once `budget_s` of wall time is spent: a large warmup must not
+  // outlast the scenario's time budget (unmeasured_steps records how many ran).
+  auto unmeasured = [&](int steps, double budget_s) {
+    const auto start = Clock::now();
+    for (int i = 0; i < steps; ++i) {
+      if (interrupted()) abandon();
+      if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
+      s.trainer->step(sample);
+      s.loss_curve.push_back(sample.loss);
+      ++s.unmeasured_steps;
+      if (std::chrono::duration<double>(Clock::now() - start).count() >= budget_s) break;
+    }
+  };
+  if (!s.warmed_up) {
+    unmeasured(p.stopping.warmup_steps, p.stopping.time_budget_s);
+    s.warmed_up = true;
+  } else {
+    unmeasured(p.stopping.segment_warmup, s.criterion->segment_budget_s());  // caches and clocks were another scenario's
+  }
+
+  Segment seg;
+  seg.round = round;
+  seg.started_s = std::chrono::duration<double>(Clock::now() - s.run_start).count();
+  const std::size_t first = s.measured.size();
+  double measured_s = 0;
+  if (s.gpu) s.gpu->sample();
+  s.disturbance.begin();
+  while (!s.criterion->segment_done(seg.steps, measured_s)) {
+    if (interrupted()) abandon();
+    if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
+    s.trainer->step(sample);
+    s.measured.push_back(sample);
+    s.loss_curve.push_back(sample.loss);
+    measured_s += sample.step_s;
+    ++seg.steps;
+  }
+  s.disturbance.end();
+  if (s.gpu) s.gpu->sample();
+  std::vector<double> times;
+  for (std::size_t i = first; i < s.measured.size(); ++i) times.push_back(s.measured[i].step_s);
+  seg.median_s = stats::median(times);
+  s.segments.push_back(seg);
+  if (!s.memory) {
+    // Read once, right after the first segment, before any other scenario is built; then the
+    // probe goes (its sampling thread, where clear_refs is unavailable, must not run on).
+    s.memory = s.memory_watch->read();
+    s.memory_watch.reset();
+  }
+}
+
+ScenarioResult ScenarioSession::State::result() const {
+  ScenarioResult r;
+  r.id = scenario_id(params);
+  r.params = params;
+  r.warmup_steps = unmeasured_steps;
+  r.segments = segments;
+  std::array<std::vector<double>, kPhaseCount> phase;
+  for (const auto& m : measured) {
+    r.step_times_s.push_back(m.step_s);
+    for (std::size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(m.phase_s[i]);
+  }
+  r.measured_steps = static_cast<int>(measured.size());
+  r.step_time_s = timing();
+  r.converged = criterion->converged(r.step_time_s);
+  r.stop_reason = criterion->stop_reason(r.step_time_s);
+  if (r.step_time_s.median > 0) {
+    r.samples_per_s = static_cast<double>(params.effective_batch) / r.step_time_s.median;
+    r.tokens_per_s = r.samples_per_s * static_cast<double>(model ? model->tokens_per_sample() : 0);
+  }
+  double total = 0;
+  if (!measured.empty())
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      PhaseStat ps;
+      ps.name = kPhaseNames[i];
+      ps.median_s = stats::median(phase[i]);
+      ps.mean_s = stats::mean(phase[i]);
+      total += ps.mean_s;
+      r.phases.push_back(ps);
+    }
+  for (auto& ps : r.phases) ps.share = total > 0 ? ps.mean_s / total : 0;
+  r.loss_curve = loss_curve;
+  r.loss_start = loss_curve.empty() ? 0 : loss_curve.front();
+  r.loss_end = loss_curve.empty() ? 0 : loss_curve.back();
+  if (trainer) {
+    r.skipped_steps = trainer->scaler().skipped_steps();
+    r.final_loss_scale = trainer->scaler().enabled() ? trainer->scaler().scale_value() : 0.0;
+  }
+  if (memory) r.memory = *memory;
+  r.disturbance = disturbance.result(params.contention);
+  if (gpu) {
+    // A GPU slowed by heat or a hardware brake measures the cooling, not the code.
+    const GpuLoad load = gpu->result();
+    r.disturbance["gpu"] = load;
+    if (load.throttled) {
+      r.disturbance["contended"] = true;
+      std::string reason = r.disturbance.value("reason", std::string());
+      r.disturbance["reason"] = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
+    }
+  }
+  if (source) r.extra["dataset"] = {{"samples", source->size()}};
+  if (model) {
+    const auto layers = model->layers_per_sample();
+    if (!layers.empty()) r.extra["flops_per_sample"] = capacity::count_flops(layers);
+  }
+  r.wall_s = std::chrono::duration<double>(Clock::now() - built).count();
+  return r;
+}
+
+bool ScenarioSession::converged() const { return s_->criterion->converged(s_->timing()); }
+
+ScenarioResult ScenarioSession::snapshot() const {
+  ScenarioResult r = s_->result();
+  r.stop_reason = "in_progress";  // saved between rounds: more segments are still to come
+  return r;
+}
+
+ScenarioResult ScenarioSession::finish() {
+  auto& s = *s_;
+  ScenarioResult r = s.result();
+  if (const auto reason = detect_divergence(r.loss_curve)) {
+    r.status = ScenarioStatus::diverged;
+    r.message = *reason;
+  }
+  const auto budget = s.options.memory_budget_bytes;
+  if (budget > 0 && r.memory.peak_rss_bytes > budget)
+    throw MemoryBudgetExceeded("peak RSS " + std::to_string(r.memory.peak_rss_bytes) +
+                               " bytes exceeds the memory budget of " + std::to_string(budget) +
+                               " bytes");
+  // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
+  if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
+    const PrecisionGuard precision_guard(s.params.precision);
+    const RngStateScope rng(s.rng_state);
+    auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);
+    if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
+      profile["overhead_vs_timed"] =
+          profile["window_step_time_s"].get<double>() / r.step_time_s.median - 1.0;
+    r.extra["profile"] = std::move(profile);
+  }
+  r.wall_s = std::chrono::duration<double>(Clock::now() - s.built).count();
+  return r;
+}
+
+}  // namespace tb

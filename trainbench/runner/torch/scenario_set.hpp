@@ -1,0 +1,46 @@
+// What `run`'s schedule drives: the scenarios of one matrix, each alive from its first segment to
+// its finish. Two implementations: ScenarioTable keeps them all in this process;
+// IsolatedScenarioTable (`run --isolate`) keeps each in its own worker process, so that a crash
+// ends one scenario, not the run. The schedule (runner.cpp) is the same for both.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include <trainbench/results/results.hpp>
+
+namespace tb {
+
+class ScenarioSet {
+ public:
+  virtual ~ScenarioSet() = default;
+
+  virtual std::size_t size() const = 0;
+  // Not finished yet (ok or not).
+  virtual bool active(std::size_t i) const = 0;
+  // Measured at least once and its interval is within the target.
+  virtual bool converged(std::size_t i) const = 0;
+  // Measures one segment of scenario i in `round` (building it first when needed). A failure
+  // finishes it with that status; nothing is thrown. An interrupt (interrupt.hpp) drops the
+  // unfinished segment and returns; the schedule then stops and calls interrupt_unfinished().
+  virtual void segment(std::size_t i, int round) = 0;
+  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not.
+  virtual void finish(std::size_t i) = 0;
+  virtual void finish_all() {
+    for (std::size_t i = 0; i < size(); ++i) finish(i);
+  }
+  // Marks every scenario not finished yet "interrupted", keeping the segments it measured.
+  virtual void interrupt_unfinished() = 0;
+  // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
+  virtual std::vector<ScenarioResult> snapshot() const = 0;
+  // Every result, in matrix order (never-measured scenarios left out); call after finish_all()
+  // or interrupt_unfinished().
+  virtual std::vector<ScenarioResult> take_results() = 0;
+};
+
+// The result of a scenario the run stopped before it finished: `measured` (its segments so far,
+// when it has any) marked "interrupted", with a message that says how far it got and that
+// `run --resume` measures it again. Both implementations record interruptions through this.
+ScenarioResult interrupted_result(std::optional<ScenarioResult> measured, const ScenarioParams& params);
+
+}  // namespace tb

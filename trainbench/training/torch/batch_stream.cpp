@@ -1,0 +1,94 @@
+#include <trainbench/training/torch/batch_stream.hpp>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include <torch/data/dataloader.h>
+#include <torch/data/datasets/base.h>
+#include <torch/data/datasets/map.h>
+#include <torch/data/samplers/random.h>
+#include <torch/data/transforms/stack.h>
+
+#include <trainbench/profiling/host_recorder.hpp>
+#include <trainbench/support/error.hpp>
+
+namespace tb {
+
+namespace {
+
+// Adapts the polymorphic SampleSource to torch::data's statically typed Dataset.
+class SourceDataset : public torch::data::datasets::Dataset<SourceDataset> {
+ public:
+  explicit SourceDataset(std::shared_ptr<SampleSource> source)
+      : source_(std::move(source)), owner_(std::this_thread::get_id()) {}
+  torch::data::Example<> get(std::size_t index) override {
+    name_worker_thread();
+    return source_->get(index);
+  }
+  std::optional<std::size_t> size() const override { return source_->size(); }
+
+ private:
+  // Worker threads show up in traces as "loader-N" (the main thread keeps its own name).
+  void name_worker_thread() const {
+    thread_local bool named = false;
+    if (named || std::this_thread::get_id() == owner_ || profiling::active_recorder() == nullptr) return;
+    static std::atomic<int> next{0};
+    profiling::HostRecorder::set_thread_name("loader-" + std::to_string(next.fetch_add(1)));
+    named = true;
+  }
+
+  std::shared_ptr<SampleSource> source_;
+  std::thread::id owner_;
+};
+
+using StackedDataset =
+    torch::data::datasets::MapDataset<SourceDataset, torch::data::transforms::Stack<>>;
+using Loader =
+    torch::data::StatelessDataLoader<StackedDataset, torch::data::samplers::RandomSampler>;
+
+}  // namespace
+
+struct BatchStream::Impl {
+  std::unique_ptr<Loader> loader;
+  std::optional<torch::data::Iterator<torch::data::Example<>>> it;
+  std::int64_t epochs = 0;
+  bool fresh = false;  // `it` holds a batch not yet handed out
+
+  void restart() {
+    it.reset();
+    it.emplace(loader->begin());
+    fresh = true;
+    ++epochs;
+  }
+};
+
+BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers)
+    : impl_(std::make_unique<Impl>()) {
+  const auto size = source->size();
+  TB_CHECK_INPUT(static_cast<std::size_t>(batch) <= size, "matrix", "batch", "batch size ", batch,
+                 " exceeds the dataset's ", size, " samples (raise dataset_options.samples)");
+  auto dataset = SourceDataset(std::move(source)).map(torch::data::transforms::Stack<>());
+  auto options = torch::data::DataLoaderOptions()
+                     .batch_size(static_cast<std::size_t>(batch))
+                     .workers(static_cast<std::size_t>(workers))
+                     .drop_last(true);
+  impl_->loader = std::make_unique<Loader>(std::move(dataset),
+                                           torch::data::samplers::RandomSampler(size), options);
+  impl_->restart();
+}
+
+BatchStream::~BatchStream() = default;
+
+void BatchStream::next(torch::data::Example<>& out) {
+  // Advance lazily (the iterator fetches on ++), so the wait lands in this call's data_wait.
+  if (!impl_->fresh) ++*impl_->it;
+  impl_->fresh = false;
+  if (*impl_->it == impl_->loader->end()) impl_->restart();
+  impl_->fresh = false;
+  out = std::move(**impl_->it);
+}
+
+std::int64_t BatchStream::epochs_started() const { return impl_->epochs; }
+
+}  // namespace tb

@@ -1,0 +1,73 @@
+// Numeric precision modes of a training scenario: which (precision, device) pairs are real,
+// and the RAII switches that put LibTorch into each mode.
+//
+//   fp32      IEEE float32 everywhere; TF32 explicitly off.
+//   tf32      float32 tensors, CUDA tensor cores may round matmul/conv inputs to TF32.
+//   amp_fp16  autocast to float16 around forward + loss, with a GradScaler (tb::GradScaler).
+//   amp_bf16  autocast to bfloat16 around forward + loss; no loss scaling needed.
+#pragma once
+#include <string>
+
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+#include <trainbench/matrix/scenario.hpp>
+
+namespace tb {
+
+struct PrecisionSupport {
+  bool supported = false;
+  std::string reason;  // why not, when unsupported (recorded as the scenario's skip message)
+};
+
+// Whether `precision` is a meaningful training mode on `device` ("cpu" or "cuda") in this
+// process (CUDA cases look at the current GPU).
+PrecisionSupport check_precision(Precision precision, const std::string& device);
+
+// Loss scaling is needed for float16 only: bfloat16 has float32's exponent range.
+bool needs_grad_scaler(Precision precision);
+
+// The autocast compute dtype (kHalf / kBFloat16), or kFloat for the non-autocast modes.
+c10::ScalarType autocast_dtype(Precision precision);
+
+// "cpu" -> kCPU, "cuda" -> kCUDA; throws std::invalid_argument for anything else.
+c10::DeviceType device_type_of(const std::string& device);
+
+// Sets the TF32 flags for a scenario's lifetime (on for tf32, off for every other mode so that
+// fp32 regions measure IEEE float32), restoring the previous flags on destruction.
+class PrecisionGuard {
+ public:
+  explicit PrecisionGuard(Precision precision);
+  ~PrecisionGuard();
+  PrecisionGuard(const PrecisionGuard&) = delete;
+  PrecisionGuard& operator=(const PrecisionGuard&) = delete;
+
+ private:
+  bool previous_tf32_cublas_;
+  bool previous_tf32_cudnn_;
+};
+
+// torch.autocast as a C++ scope, meant around forward + loss of each micro-batch. A no-op for
+// fp32 and tf32. Mirrors torch.autocast's __enter__/__exit__: saves and restores the device's
+// autocast flag and dtype and the cache flag, and clears the cast cache when the outermost scope
+// exits.
+class AutocastScope {
+ public:
+  AutocastScope(Precision precision, c10::DeviceType device_type);
+  AutocastScope(Precision precision, const std::string& device)
+      : AutocastScope(precision, device_type_of(device)) {}
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+  bool active() const { return active_; }
+
+ private:
+  c10::DeviceType device_type_;
+  bool active_ = false;
+  bool previous_enabled_ = false;
+  c10::ScalarType previous_dtype_ = c10::ScalarType::Undefined;
+  bool previous_cache_enabled_ = true;
+};
+
+}  // namespace tb
