@@ -173,7 +173,7 @@ TEST(BatchSearch, HelpersAndJson) {
   EXPECT_EQ(round_down_to_multiple(37, 4), 36);
 
   SyntheticDevice device;
-  const auto j = batch_search_json("mlp", "fp32", search_batch(as_callback(device)));
+  const nlohmann::json j = batch_search_entry("mlp", "fp32", search_batch(as_callback(device)));
   EXPECT_EQ(j.at("model"), "mlp");
   EXPECT_EQ(j.at("max_batch"), 37);
   EXPECT_EQ(j.at("best_batch"), 16);

@@ -72,7 +72,7 @@ TEST(MemoryFit, FlatProfileGivesNoPrediction) {
 
 TEST(MemoryFit, Json) {
   const MemoryFit fit{1000, 100, 0.99, 4};
-  const auto j = memory_fit_json("cnn", "amp_bf16", fit, 4700);
+  const nlohmann::json j = memory_fit_entry("cnn", "amp_bf16", fit, 4700);
   EXPECT_EQ(j.at("model"), "cnn");
   EXPECT_EQ(j.at("precision"), "amp_bf16");
   EXPECT_EQ(j.at("predicted_max_batch"), 37);

@@ -1,4 +1,4 @@
-// MFU arithmetic, the datasheet fallback and the scenario.extra["capacity"] section.
+// MFU arithmetic, the datasheet fallback and the scenario capacity section.
 #include <gtest/gtest.h>
 
 #include <trainbench/capacity/utilization.hpp>
@@ -40,7 +40,7 @@ TEST(Utilization, MeasuredPeakWinsOverTable) {
 }
 
 TEST(Utilization, CapacityJsonWithoutPeakOmitsMfu) {
-  const auto j = capacity_json(FlopCount{10, 20}, 5, std::nullopt);
+  const nlohmann::json j = capacity_section(FlopCount{10, 20}, 5, std::nullopt);
   EXPECT_DOUBLE_EQ(j.at("achieved_flops_per_s").get<double>(), 150);
   EXPECT_FALSE(j.contains("mfu"));
   EXPECT_FALSE(j.contains("projection"));
@@ -49,14 +49,14 @@ TEST(Utilization, CapacityJsonWithoutPeakOmitsMfu) {
 // An MFU above 100% is physically impossible: it is kept for diagnosis and flagged.
 TEST(Utilization, CapacityJsonFlagsMfuAbove100Percent) {
   const FlopCount per_sample{1e9, 2e9};
-  const auto over = capacity_json(per_sample, 1000, PeakFlops{2.8e12, kPeakSourceMeasured, "matmul"});
+  const nlohmann::json over = capacity_section(per_sample, 1000, PeakFlops{2.8e12, kPeakSourceMeasured, "matmul"});
   EXPECT_NEAR(over.at("mfu").get<double>(), 3e12 / 2.8e12, 1e-12);
   ASSERT_TRUE(over.contains("mfu_error"));
   EXPECT_EQ(over.at("mfu_error").get<std::string>().rfind("MFU 107.14% exceeds 100%", 0), 0u) << over.dump();
   EXPECT_EQ(over.at("mfu_error").get<std::string>(), mfu_error(3e12 / 2.8e12));
-  EXPECT_FALSE(capacity_json(per_sample, 1000, PeakFlops{3e12, kPeakSourceMeasured, ""}).contains("mfu_error"))
+  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{3e12, kPeakSourceMeasured, ""})).contains("mfu_error"))
       << "exactly 100% is the limit, not beyond it";
-  EXPECT_FALSE(capacity_json(per_sample, 1000, PeakFlops{4e12, kPeakSourceMeasured, ""}).contains("mfu_error"));
+  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{4e12, kPeakSourceMeasured, ""})).contains("mfu_error"));
   EXPECT_EQ(std::string(kMfuErrorCell), "error: >100% (peak under-measured)");
 }
 
@@ -69,7 +69,7 @@ TEST(Utilization, CapacityJsonGolden) {
   options.price_per_device_hour = 4.0;
   const auto projection = project(1e7, step, 256, options);
   const FlopCount per_sample = count_flops({LinearLayer{784, 256}, LinearLayer{256, 10}});
-  const auto j = capacity_json(per_sample, 256 / 0.05,
+  const nlohmann::json j = capacity_section(per_sample, 256 / 0.05,
                                PeakFlops{2e11, kPeakSourceMeasured, "matmul n=1024 fp32"}, projection);
   EXPECT_NEAR(j.at("mfu").get<double>(), per_sample.total() * 5120 / 2e11, 1e-12);
   EXPECT_EQ(j.at("projection").at("steps"), 39063);

@@ -117,7 +117,7 @@ TEST(MarkdownReporter, CapacitySectionFromTheResults) {
 
 TEST(MarkdownReporter, ProfilingTableLinksTracesAndShowsOverhead) {
   auto run = fixture_run();
-  run.scenarios[0].extra["profile"]["overhead_vs_timed"] = 0.0321;
+  run.scenarios[0].profile.value().overhead_vs_timed = 0.0321;
   std::ostringstream os;
   ReportContext ctx{&os, "/runs/r1", "/runs/r1/reports"};
   make_reporter("md")->render(run, ctx);
@@ -146,14 +146,17 @@ TEST(ConsoleReporter, CapacitySectionFromTheResults) {
 
 TEST(Reporters, CapacityEdgeCases) {
   auto run = fixture_run();
-  auto& search = run.extra["capacity"]["batch_search"];
-  search[0]["hit_limit"] = true;
-  search.push_back({{"model", "mlp"}, {"precision", "fp32"}, {"max_batch", 0}, {"best_batch", 0},
-                    {"best_samples_per_s", 0.0}, {"probes", nlohmann::json::array({{{"batch", 64}, {"fits", false}}})}});
-  run.extra["capacity"]["memory_limit_bytes"] = std::int64_t{85899345920};
-  run.extra["capacity"]["limit_source"] = "budget";
-  run.extra["capacity"]["memory_fit"][0]["fixed_bytes"] = -1048576.0;
-  run.scenarios[0].extra["capacity"]["projection"]["cost"] = nullptr;
+  auto& capacity = run.capacity.value();
+  capacity.batch_search.at(0).hit_limit = true;
+  BatchSearchEntry none_fits;
+  none_fits.model = "mlp";
+  none_fits.precision = "fp32";
+  none_fits.probes = {capacity::Probe{64, false, 0, 0, ""}};
+  capacity.batch_search.push_back(none_fits);
+  capacity.memory_limit_bytes = 85899345920;
+  capacity.limit_source = "budget";
+  capacity.memory_fit.at(0).fixed_bytes = -1048576.0;
+  run.scenarios[0].capacity.value().projection.value().cost.reset();
   const std::string md = render("md", run);
   EXPECT_NE(md.find("Batch-size search, memory limit 80.0 GiB (budget):"), std::string::npos) << md;
   EXPECT_NE(md.find("| ≥512 (search limit) | 256 |"), std::string::npos);
@@ -169,11 +172,13 @@ TEST(Reporters, CapacityEdgeCases) {
   ScenarioResult s;
   s.id = "tiny";
   s.status = ScenarioStatus::ok;
-  s.extra["capacity"] = {{"flops_per_sample", {{"total", 1.2e6}}},
-                         {"achieved_flops_per_s", 6.2e9},
-                         {"peak_flops_per_s", 2e11},
-                         {"peak_source", "table (fallback)"},
-                         {"mfu", 0.031}};
+  ScenarioCapacitySection tiny;
+  tiny.flops_per_sample = capacity::FlopCount{0.4e6, 0.8e6};
+  tiny.achieved_flops_per_s = 6.2e9;
+  tiny.peak_flops_per_s = 2e11;
+  tiny.peak_source = "table (fallback)";
+  tiny.mfu = 0.031;
+  s.capacity = tiny;
   small.scenarios.push_back(s);
   const std::string text = render("console", small);
   EXPECT_NE(text.find("achieved GFLOP/s"), std::string::npos) << text;
@@ -184,11 +189,10 @@ TEST(Reporters, CapacityEdgeCases) {
 
 TEST(Reporters, NoCapacityOrProfilingSectionsWithoutTheirResults) {
   auto run = fixture_run();
-  run.extra.erase("capacity");
+  run.capacity.reset();
   for (auto& s : run.scenarios) {
-    if (!s.extra.is_object()) continue;
-    s.extra.erase("capacity");
-    s.extra.erase("profile");
+    s.capacity.reset();
+    s.profile.reset();
   }
   const std::string md = render("md", run);
   EXPECT_EQ(md.find("Capacity"), std::string::npos) << md;
@@ -198,7 +202,7 @@ TEST(Reporters, NoCapacityOrProfilingSectionsWithoutTheirResults) {
   EXPECT_EQ(text.find("Capacity"), std::string::npos) << text;
   EXPECT_EQ(text.find("MFU"), std::string::npos);
   // A capacity object with nothing to show (only the limit) adds no section either.
-  run.extra["capacity"] = {{"memory_limit_bytes", 1024}, {"batch_search", nlohmann::json::array()}};
+  run.capacity = RunCapacitySection{1024, "", {}, {}};
   EXPECT_EQ(render("md", run).find("Capacity"), std::string::npos);
   EXPECT_EQ(render("console", run).find("Capacity"), std::string::npos);
 }
@@ -314,7 +318,15 @@ TEST(Reporters, PartialResultsRenderDashes) {
   // A run written before the statistics engineer's annotations: no extra sections at all.
   auto run = fixture_run();
   run.extra = nlohmann::json::object();
-  for (auto& s : run.scenarios) s.extra = nlohmann::json::object();
+  run.summary.reset();
+  run.capacity.reset();
+  for (auto& s : run.scenarios) {
+    s.extra = nlohmann::json::object();
+    s.comparison.reset();
+    s.loss_parity.reset();
+    s.profile.reset();
+    s.capacity.reset();
+  }
   const std::string console = render("console", run);
   EXPECT_NE(console.find("geomean speedup -; ok 7, failed 1, skipped 1, oom 1"), std::string::npos);
   const std::string md = render("md", run);
@@ -331,7 +343,7 @@ TEST(Reporters, PartialResultsRenderDashes) {
 TEST(Reporters, InterruptedScenariosAreCountedAndListed) {
   // A run stopped by Ctrl-C: its unfinished scenarios are trouble, with the way out in the text.
   auto run = fixture_run();
-  run.extra.erase("summary");  // counted from the scenarios, as after an interrupt
+  run.summary.reset();  // counted from the scenarios, as after an interrupt
   auto& s = run.scenarios.back();
   s.status = ScenarioStatus::interrupted;
   s.message = "interrupted after 2 segment(s); trainbench run --resume measures it again";

@@ -130,31 +130,10 @@ int rescale_accumulation(int effective_batch, int micro_batch) {
   return effective_batch / micro_batch;
 }
 
-void to_json(nlohmann::json& j, const Probe& p) {
-  j = nlohmann::json{{"batch", p.batch},
-                     {"fits", p.fits},
-                     {"samples_per_s", p.samples_per_s},
-                     {"peak_bytes", p.peak_bytes}};
-  if (!p.note.empty()) j["note"] = p.note;
-}
-
-void from_json(const nlohmann::json& j, Probe& p) {
-  p.batch = j.value("batch", 0);
-  p.fits = j.value("fits", false);
-  p.samples_per_s = j.value("samples_per_s", 0.0);
-  p.peak_bytes = j.value("peak_bytes", std::int64_t{0});
-  p.note = j.value("note", std::string());
-}
-
-nlohmann::json batch_search_json(const std::string& model, const std::string& precision,
-                                 const BatchSearchResult& result) {
-  return nlohmann::json{{"model", model},
-                        {"precision", precision},
-                        {"max_batch", result.max_batch},
-                        {"best_batch", result.best_batch},
-                        {"best_samples_per_s", result.best_samples_per_s},
-                        {"hit_limit", result.hit_limit},
-                        {"probes", result.probes}};
+BatchSearchEntry batch_search_entry(const std::string& model, const std::string& precision,
+                                    const BatchSearchResult& result) {
+  return BatchSearchEntry{model,           precision,        result.max_batch, result.best_batch,
+                          result.best_samples_per_s, result.hit_limit, result.probes};
 }
 
 }  // namespace tb::capacity

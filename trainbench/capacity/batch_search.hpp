@@ -7,17 +7,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <trainbench/capacity/probe.hpp>
+#include <trainbench/results/sections.hpp>
 
 namespace tb::capacity {
-
-struct Probe {
-  int batch = 0;
-  bool fits = false;
-  double samples_per_s = 0;   // only meaningful when fits
-  std::int64_t peak_bytes = 0;  // peak memory of the probe (device allocator or RSS), 0 unknown
-  std::string note;           // e.g. "CUDA out of memory", "over budget 4.00 GiB", exception text
-};
 
 struct BatchSearchOptions {
   int start = 1;         // first batch probed (rounded up to multiple_of)
@@ -53,13 +46,8 @@ int rescale_accumulation(int effective_batch, int micro_batch);
 // Largest multiple of `multiple` that is <= value (>= 0).
 int round_down_to_multiple(int value, int multiple);
 
-// The run.extra["capacity"]["batch_search"] entry: {"model","precision","max_batch",
-// "best_batch","best_samples_per_s","hit_limit","probes":[{"batch","fits","samples_per_s",
-// "peak_bytes","note"}]}
-nlohmann::json batch_search_json(const std::string& model, const std::string& precision,
-                                 const BatchSearchResult& result);
-
-void to_json(nlohmann::json& j, const Probe& p);
-void from_json(const nlohmann::json& j, Probe& p);
+// The search as results.json's run capacity section keeps it.
+BatchSearchEntry batch_search_entry(const std::string& model, const std::string& precision,
+                                    const BatchSearchResult& result);
 
 }  // namespace tb::capacity

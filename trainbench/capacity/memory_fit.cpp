@@ -63,16 +63,10 @@ int predict_max_batch(const MemoryFit& fit, std::int64_t memory_bytes) {
                                                     : static_cast<int>(batches);
 }
 
-nlohmann::json memory_fit_json(const std::string& model, const std::string& precision,
-                               const MemoryFit& fit, std::int64_t memory_bytes) {
-  return nlohmann::json{{"model", model},
-                        {"precision", precision},
-                        {"fixed_bytes", fit.fixed_bytes},
-                        {"per_sample_bytes", fit.per_sample_bytes},
-                        {"r2", fit.r2},
-                        {"points", fit.points},
-                        {"memory_bytes", memory_bytes},
-                        {"predicted_max_batch", predict_max_batch(fit, memory_bytes)}};
+MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision,
+                                const MemoryFit& fit, std::int64_t memory_bytes) {
+  return MemoryFitEntry{model,    precision,    fit.fixed_bytes, fit.per_sample_bytes,
+                        fit.r2,   fit.points,   memory_bytes,    predict_max_batch(fit, memory_bytes)};
 }
 
 }  // namespace tb::capacity

@@ -34,9 +34,8 @@ int predict_max_batch(const MemoryFit& fit, std::int64_t memory_bytes);
 // Predicted peak bytes at a batch.
 double predict_peak_bytes(const MemoryFit& fit, int batch);
 
-// run.extra["capacity"]["memory_fit"] entry: {"model","precision","fixed_bytes",
-// "per_sample_bytes","r2","points","memory_bytes","predicted_max_batch"}.
-nlohmann::json memory_fit_json(const std::string& model, const std::string& precision,
-                               const MemoryFit& fit, std::int64_t memory_bytes);
+// The fit as results.json's run capacity section keeps it, with its prediction for memory_bytes.
+MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision,
+                                const MemoryFit& fit, std::int64_t memory_bytes);
 
 }  // namespace tb::capacity

@@ -82,16 +82,17 @@ void to_json(nlohmann::json& j, const Projection& p) {
                      {"time_s", p.time_s},                 {"ci_low_s", p.ci_low_s},
                      {"ci_high_s", p.ci_high_s},           {"device_hours", p.device_hours},
                      {"num_devices", p.num_devices}};
-  if (p.cost) {
-    j["price_per_device_hour"] = *p.price_per_device_hour;
-    j["cost"] = *p.cost;
-    j["cost_ci_low"] = *p.cost_ci_low;
-    j["cost_ci_high"] = *p.cost_ci_high;
-  }
-  if (p.energy_joules) {
-    j["avg_power_watts"] = *p.avg_power_watts;
-    j["energy_joules"] = *p.energy_joules;
-  }
+  // Each optional on its own: a section read back from an edited file may hold a cost without
+  // its price, and dereferencing the missing one would write garbage.
+  const auto put = [&j](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  put("price_per_device_hour", p.price_per_device_hour);
+  put("cost", p.cost);
+  put("cost_ci_low", p.cost_ci_low);
+  put("cost_ci_high", p.cost_ci_high);
+  put("avg_power_watts", p.avg_power_watts);
+  put("energy_joules", p.energy_joules);
 }
 
 std::string format_duration(double seconds) {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <trainbench/results/results.hpp>
+#include <trainbench/measure/distribution.hpp>
 
 namespace tb::capacity {
 

@@ -61,20 +61,21 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured, const std::
   return datasheet_peak_flops(device_name, precision);
 }
 
-nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
-                             const std::optional<PeakFlops>& peak,
-                             const std::optional<Projection>& projection) {
-  const double achieved = achieved_flops_per_s(per_sample, samples_per_s);
-  nlohmann::json j{{"flops_per_sample", per_sample}, {"achieved_flops_per_s", achieved}};
+ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double samples_per_s,
+                                         const std::optional<PeakFlops>& peak,
+                                         const std::optional<Projection>& projection) {
+  ScenarioCapacitySection c;
+  c.flops_per_sample = per_sample;
+  c.achieved_flops_per_s = achieved_flops_per_s(per_sample, samples_per_s);
   if (peak && peak->flops_per_s > 0) {
-    j["peak_flops_per_s"] = peak->flops_per_s;
-    j["peak_source"] = peak->source;
-    if (!peak->detail.empty()) j["peak_detail"] = peak->detail;
-    j["mfu"] = mfu(achieved, peak->flops_per_s);
-    if (const std::string error = mfu_error(j["mfu"].get<double>()); !error.empty()) j["mfu_error"] = error;
+    c.peak_flops_per_s = peak->flops_per_s;
+    c.peak_source = peak->source;
+    c.peak_detail = peak->detail;
+    c.mfu = mfu(c.achieved_flops_per_s, peak->flops_per_s);
+    c.mfu_error = mfu_error(c.mfu);
   }
-  if (projection) j["projection"] = *projection;
-  return j;
+  c.projection = projection;
+  return c;
 }
 
 }  // namespace tb::capacity

@@ -1,5 +1,5 @@
 // Model-FLOPs utilisation (MFU): achieved matmul FLOP/s over the device's peak, and the
-// scenario.extra["capacity"] section that carries it.
+// scenario capacity section that carries it.
 #pragma once
 #include <optional>
 #include <string>
@@ -9,6 +9,7 @@
 #include <trainbench/capacity/flops.hpp>
 #include <trainbench/capacity/projection.hpp>
 #include <trainbench/matrix/scenario.hpp>
+#include <trainbench/results/sections.hpp>
 
 namespace tb::capacity {
 
@@ -47,12 +48,10 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
                                      const std::string& device_name, Precision precision,
                                      const std::string& measured_detail = "");
 
-// scenario.extra["capacity"]: {"flops_per_sample":{"forward","backward","total"},
-// "achieved_flops_per_s", and when a peak is known "peak_flops_per_s","peak_source",
-// "peak_detail","mfu"; "mfu_error" when mfu > 1 (mfu is kept for diagnosis); "projection"
-// when given}.
-nlohmann::json capacity_json(const FlopCount& per_sample, double samples_per_s,
-                             const std::optional<PeakFlops>& peak,
-                             const std::optional<Projection>& projection = std::nullopt);
+// A scenario's capacity section: achieved FLOP/s, and when a peak is known the peak, its source
+// and the MFU, with mfu_error set when the MFU is above 1 (the MFU is kept for diagnosis).
+ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double samples_per_s,
+                                         const std::optional<PeakFlops>& peak,
+                                         const std::optional<Projection>& projection = std::nullopt);
 
 }  // namespace tb::capacity

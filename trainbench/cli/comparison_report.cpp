@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include <trainbench/cli/exit_code.hpp>
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 
 namespace tb::cli {
 
@@ -25,7 +25,7 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
     out << "paired: one A/B session (" << c.ab_session
         << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
   out << "\n";
-  report::TextTable table;
+  TextTable table;
   table.titles = {"scenario", "old ms", "new ms", "change", "speedup [95% CI]", "verdict"};
   table.right = {false, true, true, true, false, false};
   table.fixed_width = {0, 10, 10, 8, 24};
@@ -51,7 +51,7 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
     table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
                           format("%+.1f%%", s.change_pct), interval, verdict});
   }
-  report::write_text_table(out, table, {.align_titles = true});
+  write_text_table(out, table, {.align_titles = true});
   out << '\n'
       << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
       << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]

@@ -6,7 +6,7 @@
 
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/cli/exit_code.hpp>
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -48,8 +48,8 @@ std::string short_rev(const std::string& rev) { return rev.substr(0, std::min<st
 
 // The columns both listings start with (run id, ISO start time, short git revision), then
 // `more_titles`, the first of them `more_width` wide.
-report::TextTable run_table(std::vector<std::string> more_titles, std::size_t more_width) {
-  report::TextTable t;
+TextTable run_table(std::vector<std::string> more_titles, std::size_t more_width) {
+  TextTable t;
   t.titles = {"run_id", "started_at", "git"};
   t.titles.insert(t.titles.end(), more_titles.begin(), more_titles.end());
   t.right.assign(t.titles.size(), false);
@@ -63,18 +63,18 @@ void print_runs(const History& h, int limit, std::ostream& out) {
     out << "no runs recorded in " << h.path() << '\n';
     return;
   }
-  report::TextTable table = run_table({"ok/all", "matrix"}, 7);
+  TextTable table = run_table({"ok/all", "matrix"}, 7);
   for (const auto& r : runs)
     table.rows.push_back({r.run_id, r.started_at, short_rev(r.git_revision),
                           std::to_string(r.ok) + "/" + std::to_string(r.scenarios), r.matrix});
-  report::write_text_table(out, table);
+  write_text_table(out, table);
 }
 
 void print_trend(const History& h, const std::string& scenario, int limit, std::ostream& out) {
   const auto points = h.trend(scenario, limit);
   TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
                  "no recorded results for scenario '", scenario, "'");
-  report::TextTable table = run_table({"median ms", "samples/s"}, 22);
+  TextTable table = run_table({"median ms", "samples/s"}, 22);
   for (const auto& p : points) {
     if (p.status != "ok") {  // a note in place of the figures
       table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision), p.status});
@@ -86,7 +86,7 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
                           fmt("%.1f", p.samples_per_s)});
   }
   out << "scenario " << scenario << "\n\n";
-  report::write_text_table(out, table);
+  write_text_table(out, table);
   out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
       << '\n';
 }

@@ -1,10 +1,10 @@
 #include <trainbench/matrix/matrix_listing.hpp>
 
-#include <algorithm>
 #include <functional>
 #include <sstream>
 
 #include <trainbench/matrix/axis.hpp>
+#include <trainbench/support/text_table.hpp>
 
 namespace tb {
 
@@ -62,29 +62,23 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
     os << "baseline (*): no scenario matches " << baseline.wanted.dump()
        << "; the first scenario is used instead\n";
 
+  // One table; the baseline's row is marked in a margin in front of it.
   const std::vector<Column> cols = columns();
-  std::vector<std::vector<std::string>> rows(1);
-  for (const Column& col : cols) rows[0].push_back(col.header);
+  TextTable table;
+  for (const Column& col : cols) {
+    table.titles.push_back(col.header);
+    table.right.push_back(col.numeric);
+  }
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    auto& row = rows.emplace_back();
+    auto& row = table.rows.emplace_back();
     for (const Column& col : cols) row.push_back(col.cell(i, scenarios[i]));
   }
-  std::vector<std::size_t> width(cols.size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < cols.size(); ++c) width[c] = std::max(width[c], row[c].size());
-
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const bool is_baseline = r > 0 && r - 1 == baseline.index;
-    std::string line = is_baseline ? "* " : "  ";
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      const std::string& cell = rows[r][c];
-      const std::string pad(width[c] - cell.size(), ' ');
-      line += cols[c].numeric ? pad + cell : cell + pad;
-      if (c + 1 < cols.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << "\n";
-  }
+  std::ostringstream text;
+  write_text_table(text, table, TextLayout{.gap = 2, .rule = false, .align_titles = true});
+  std::istringstream lines(text.str());
+  std::size_t row = 0;  // 0: the titles
+  for (std::string line; std::getline(lines, line); ++row)
+    os << (row > 0 && row - 1 == baseline.index ? "* " : "  ") << line << "\n";
   return os.str();
 }
 

@@ -143,16 +143,13 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
 
   std::vector<stats::RatioInterval> speedups;
-  nlohmann::json summary = {{"contended", 0}, {"compared", 0}};
-  for (int i = 0; i < kScenarioStatusCount; ++i)  // every status has its counter, even at 0
-    summary[to_string(static_cast<ScenarioStatus>(i))] = 0;
+  SummarySection summary;
   for (auto& s : run.scenarios) {
-    summary[to_string(s.status)] = summary[to_string(s.status)].get<int>() + 1;
-    if (s.contended()) summary["contended"] = summary["contended"].get<int>() + 1;
+    ++summary.by_status[static_cast<int>(s.status)];
+    if (s.contended()) ++summary.contended;
     if (!baseline || !has_timing(s)) continue;
     if (&s == baseline) {
-      s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", 1.0}, {"ci_low", 1.0},
-                               {"ci_high", 1.0}, {"ci_valid", true}, {"verdict", "baseline"}};
+      s.comparison = ComparisonSection{baseline_id, 1.0, 1.0, 1.0, true, "baseline"};
       continue;
     }
     // Segments pair by round only when both were interleaved in one session: a scenario measured
@@ -164,9 +161,8 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                          static_cast<double>(std::max(1, baseline->params.effective_batch));
     r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
     speedups.push_back(r);
-    s.extra["comparison"] = {{"baseline_id", baseline_id}, {"speedup", r.ratio},
-                             {"ci_low", r.low}, {"ci_high", r.high}, {"ci_valid", r.valid},
-                             {"verdict", stats::to_string(stats::classify(r, options.same_threshold))}};
+    s.comparison = ComparisonSection{baseline_id, r.ratio, r.low, r.high, r.valid,
+                                     stats::to_string(stats::classify(r, options.same_threshold))};
   }
 
   for (auto& s : run.scenarios) {
@@ -181,23 +177,18 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
       }
     if (!ref) continue;
     const auto drift = loss_drift(s, *ref);
-    s.extra["loss_parity"] = {{"reference_id", ref->id},
-                              {"rel_drift", drift.rel_drift},
-                              {"tolerance", options.loss_tolerance},
-                              {"ok", drift.rel_drift <= options.loss_tolerance},
-                              {"steps_compared", drift.steps_compared}};
+    s.loss_parity = LossParitySection{ref->id, drift.rel_drift, options.loss_tolerance,
+                                      drift.rel_drift <= options.loss_tolerance,
+                                      static_cast<std::int64_t>(drift.steps_compared)};
   }
 
   // Without an ok baseline there is no speedup to summarise (the schema requires one).
   if (!baseline) return;
-  summary["compared"] = speedups.size();
+  summary.compared = static_cast<int>(speedups.size());
   // The baseline alone is, by definition, at speedup 1.
   const auto g = speedups.empty() ? stats::RatioInterval{} : stats::geometric_mean(speedups);
-  summary["geomean_speedup"] = g.ratio;
-  summary["geomean_ci_low"] = g.low;
-  summary["geomean_ci_high"] = g.high;
-  summary["geomean_ci_valid"] = g.valid;
-  run.extra["summary"] = summary;
+  summary.geomean = GeomeanSpeedup{g.ratio, g.low, g.high, g.valid};
+  run.summary = summary;
 }
 
 // ------------------------------------------------------------------ between two runs

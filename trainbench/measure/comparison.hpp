@@ -24,18 +24,16 @@ struct AnnotateOptions {
 };
 
 // Fills, for every ok scenario:
-//   extra["comparison"]  = {baseline_id, speedup, ci_low, ci_high, ci_valid, verdict}, speedup =
+//   comparison (ComparisonSection): speedup =
 //       baseline per-sample time / this per-sample time (per-sample = step time / effective
 //       batch, so scenarios with different batch sizes compare by throughput; with equal
 //       effective batches this is baseline_median / this_median). The baseline gets "baseline".
-//   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
-//       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
-//       reference; see loss_drift().
-// and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted, crashed), contended,
-// compared, geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric
-// mean of the non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
-// the only ok scenario. Diverged scenarios are never compared.
-// Without an ok baseline neither "comparison" sections nor "summary" are written.
+//   loss_parity (LossParitySection; reduced precisions only): the fp32 scenario with the same
+//       other parameters (and seed) is the reference; see loss_drift().
+// and run.summary: a count per status, contended, compared, and the geometric mean of the
+// non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
+// scenario. Diverged scenarios are never compared.
+// Without an ok baseline neither comparisons nor the summary are written.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 
 // Speedup of `candidate` over `baseline` in step time: ratio = median(baseline) / median(candidate)

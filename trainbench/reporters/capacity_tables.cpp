@@ -19,24 +19,24 @@ std::string signed_bytes(double n) {
 std::string hours(double seconds) { return fixed(seconds / 3600.0, 2); }
 
 // "512", "≥512 (search limit)" when the limit itself fit, "none fits" when nothing did.
-std::string max_batch_cell(const BatchSearchView& b) {
+std::string max_batch_cell(const BatchSearchEntry& b) {
   if (b.max_batch <= 0) return "none fits";
   const std::string n = std::to_string(b.max_batch);
   return b.hit_limit ? "≥" + n + " (search limit)" : n;
 }
 
 // "32✓ 128✓ 1024✗": every probe in the order taken, ✓ fits, ✗ does not.
-std::string probes_cell(const BatchSearchView& b) {
+std::string probes_cell(const BatchSearchEntry& b) {
   if (b.probes.empty()) return "-";
   std::string out;
-  for (const auto& [batch, fits] : b.probes)
-    out += (out.empty() ? "" : " ") + std::to_string(batch) + (fits ? "✓" : "✗");
+  for (const auto& p : b.probes)
+    out += (out.empty() ? "" : " ") + std::to_string(p.batch) + (p.fits ? "✓" : "✗");
   return out;
 }
 
 }  // namespace
 
-std::string mfu_cell(const ScenarioCapacityView& c) {
+std::string mfu_cell(const ScenarioCapacitySection& c) {
   if (c.peak_flops_per_s <= 0) return "-";
   if (!c.mfu_error.empty()) return capacity::kMfuErrorCell;
   return percent(c.mfu, 2) + "%";
@@ -46,18 +46,18 @@ std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run
   std::vector<std::pair<std::string, std::string>> errors;
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) continue;
-    if (auto c = capacity_of(s); c && c->peak_flops_per_s > 0 && !c->mfu_error.empty())
+    if (const auto& c = s.capacity; c && c->peak_flops_per_s > 0 && !c->mfu_error.empty())
       errors.emplace_back(s.id, c->mfu_error);
   }
   return errors;
 }
 
 TextTable scenario_capacity_table(const RunResult& run) {
-  std::vector<std::pair<const ScenarioResult*, ScenarioCapacityView>> found;
+  std::vector<std::pair<const ScenarioResult*, ScenarioCapacitySection>> found;
   double largest_rate = 0;
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) continue;
-    if (auto c = capacity_of(s)) {
+    if (const auto& c = s.capacity) {
       largest_rate = std::max({largest_rate, c->achieved_flops_per_s, c->peak_flops_per_s});
       found.emplace_back(&s, *c);
     }
@@ -73,7 +73,7 @@ TextTable scenario_capacity_table(const RunResult& run) {
   for (const auto& [s, c] : found) {
     std::vector<std::string> row = {
         s->id,
-        c.flops_per_sample ? significant(*c.flops_per_sample / 1e9) : "-",
+        c.flops_per_sample ? significant(c.flops_per_sample->total() / 1e9) : "-",
         fixed(c.achieved_flops_per_s / scale, 3),
         c.peak_flops_per_s > 0 ? fixed(c.peak_flops_per_s / scale, 1) : "-",
         c.peak_source.empty() ? "-" : c.peak_source,
@@ -91,7 +91,7 @@ TextTable scenario_capacity_table(const RunResult& run) {
   return t;
 }
 
-TextTable batch_search_table(const RunCapacityView& capacity) {
+TextTable batch_search_table(const RunCapacitySection& capacity) {
   TextTable t;
   t.titles = {"model", "precision", "max batch", "best batch", "best samples/s", "probes (✓ fits, ✗ does not)"};
   t.right = {false, false, true, true, true, false};
@@ -102,7 +102,7 @@ TextTable batch_search_table(const RunCapacityView& capacity) {
   return t;
 }
 
-TextTable memory_fit_table(const RunCapacityView& capacity) {
+TextTable memory_fit_table(const RunCapacitySection& capacity) {
   TextTable t;
   t.titles = {"model", "precision", "fixed", "per sample", "R²", "predicted max batch"};
   t.right = {false, false, true, true, true, true};
@@ -117,7 +117,7 @@ TextTable memory_fit_table(const RunCapacityView& capacity) {
   return t;
 }
 
-std::string memory_limit_note(const RunCapacityView& capacity) {
+std::string memory_limit_note(const RunCapacitySection& capacity) {
   if (capacity.memory_limit_bytes <= 0) return "";
   std::string note = "memory limit " + bytes(capacity.memory_limit_bytes);
   if (!capacity.limit_source.empty()) note += " (" + capacity.limit_source + ")";

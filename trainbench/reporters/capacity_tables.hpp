@@ -5,7 +5,7 @@
 #include <vector>
 
 #include <trainbench/reporters/report_views.hpp>
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 #include <trainbench/results/results.hpp>
 
 namespace tb::report {
@@ -15,14 +15,14 @@ namespace tb::report {
 TextTable scenario_capacity_table(const RunResult& run);
 // The MFU cell of every report: "12.90%", capacity::kMfuErrorCell above 100% (a measurement
 // error, never a utilisation), "-" without a peak.
-std::string mfu_cell(const ScenarioCapacityView& c);
+std::string mfu_cell(const ScenarioCapacitySection& c);
 // (scenario id, capacity.mfu_error) for every ok scenario whose MFU is a measurement error.
 std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run);
 // One row per run.extra.capacity.batch_search entry.
-TextTable batch_search_table(const RunCapacityView& capacity);
+TextTable batch_search_table(const RunCapacitySection& capacity);
 // One row per run.extra.capacity.memory_fit entry (peak = fixed + per-sample x batch).
-TextTable memory_fit_table(const RunCapacityView& capacity);
+TextTable memory_fit_table(const RunCapacitySection& capacity);
 // "memory limit 80.0 GiB (device total)", or "" when the run did not record one.
-std::string memory_limit_note(const RunCapacityView& capacity);
+std::string memory_limit_note(const RunCapacitySection& capacity);
 
 }  // namespace tb::report

@@ -3,22 +3,22 @@
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 
 namespace tb {
 
 namespace {
 
 // The console's tables: titles left-aligned over a rule of dashes.
-void print_table(std::ostream& os, const report::TextTable& t) {
-  report::write_text_table(os, t, {.rule = true});
+void print_table(std::ostream& os, const TextTable& t) {
+  write_text_table(os, t, {.rule = true});
 }
 
 void print_capacity(std::ostream& os, const RunResult& run) {
   using namespace report;
   const TextTable scenarios = scenario_capacity_table(run);
-  const RunCapacityView capacity = run_capacity_of(run);
-  if (scenarios.empty() && capacity.empty()) return;
+  const RunCapacitySection capacity = run_capacity_of(run);
+  if (scenarios.empty() && !has_capacity_findings(capacity)) return;
   os << "\nCapacity\n";
   if (!scenarios.empty()) print_table(os, scenarios);
   for (const auto& [id, error] : mfu_errors(run)) os << "ERROR MFU " << id << ": " << error << '\n';
@@ -56,7 +56,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
       continue;
     }
     std::string speed = speedup_cell(s);
-    if (auto lp = loss_parity_of(s); lp && !lp->ok) speed += " (loss drift!)";
+    if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
     rows.push_back({s.id, status_cell(s), millis(s.step_time_s.median), ci_halfwidth_ms(s),
                     rate(s.samples_per_s), speed, phase_shares(s),
                     fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
@@ -77,7 +77,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
       os << "contended " << s.id << ": " << s.disturbance.value("reason", std::string()) << '\n';
   bool warned = false;
   for (const auto& s : run.scenarios) {
-    auto lp = loss_parity_of(s);
+    auto lp = s.loss_parity;
     if (!lp || lp->ok) continue;
     if (!warned) os << '\n';
     warned = true;

@@ -11,53 +11,127 @@ namespace {
 using report::exact;
 
 std::string integer(std::int64_t v) { return std::to_string(v); }
+std::string flag(bool v) { return v ? "true" : "false"; }
 
-// A scalar at extra[section][key] (or extra[section][key][sub]) as text; "" when absent.
-std::string extra_scalar(const nlohmann::json& extra, const char* section, const char* key,
-                         const char* sub = nullptr) {
-  if (!extra.is_object() || !extra.contains(section)) return "";
-  const auto& s = extra.at(section);
-  if (!s.is_object() || !s.contains(key)) return "";
-  const nlohmann::json* v = &s.at(key);
-  if (sub != nullptr) {
-    if (!v->is_object() || !v->contains(sub)) return "";
-    v = &v->at(sub);
+// A field of an optional section, "" when the section is absent.
+template <typename Section, typename Cell>
+CsvColumn section_column(std::string name, const std::optional<Section> ScenarioResult::*section, Cell cell) {
+  return {std::move(name), [section, cell](const ScenarioResult& s) {
+            const auto& found = s.*section;
+            return found ? std::string(cell(*found)) : std::string();
+          }};
+}
+
+// Fields of the step-time distribution, by name and member.
+CsvColumn distribution_column(std::string name, double Distribution::*field) {
+  return {std::move(name), [field](const ScenarioResult& s) { return exact(s.step_time_s.*field); }};
+}
+
+// A phase's figure, "" when the scenario has no such phase.
+CsvColumn phase_column(const std::string& phase, const char* suffix, double PhaseStat::*field) {
+  return {"phase_" + phase + suffix, [phase, field](const ScenarioResult& s) {
+            for (const auto& p : s.phases)
+              if (p.name == phase) return exact(p.*field);
+            return std::string();
+          }};
+}
+
+std::vector<CsvColumn> build_columns() {
+  using S = const ScenarioResult&;
+  std::vector<CsvColumn> c = {
+      {"id", [](S s) { return s.id; }},
+      {"status", [](S s) { return std::string(to_string(s.status)); }},
+      {"message", [](S s) { return s.message; }},
+  };
+  for (const ScenarioAxis& axis : scenario_axes())
+    c.push_back({axis.name, [&axis](S s) { return axis_text(axis.value(s.params)); }});
+  const std::vector<CsvColumn> middle = {
+      {"effective_batch", [](S s) { return integer(s.params.effective_batch); }},
+      {"learning_rate", [](S s) { return exact(s.params.learning_rate); }},
+      {"seed", [](S s) { return std::to_string(s.params.seed); }},
+      {"dataset_options", [](S s) { return s.params.dataset_options.dump(); }},
+      {"model_options", [](S s) { return s.params.model_options.dump(); }},
+      {"warmup_steps", [](S s) { return integer(s.warmup_steps); }},
+      {"measured_steps", [](S s) { return integer(s.measured_steps); }},
+      {"stop_reason", [](S s) { return s.stop_reason; }},
+      {"step_time_n", [](S s) { return integer(static_cast<std::int64_t>(s.step_time_s.n)); }},
+      distribution_column("step_time_median_s", &Distribution::median),
+      distribution_column("step_time_mean_s", &Distribution::mean),
+      distribution_column("step_time_stddev_s", &Distribution::stddev),
+      distribution_column("step_time_min_s", &Distribution::min),
+      distribution_column("step_time_max_s", &Distribution::max),
+      distribution_column("step_time_p5_s", &Distribution::p5),
+      distribution_column("step_time_p25_s", &Distribution::p25),
+      distribution_column("step_time_p75_s", &Distribution::p75),
+      distribution_column("step_time_p95_s", &Distribution::p95),
+      distribution_column("step_time_p99_s", &Distribution::p99),
+      // No interval is an empty cell, never a zero-width one.
+      {"step_time_ci_low_s", [](S s) { return s.step_time_s.has_interval() ? exact(s.step_time_s.ci_low) : ""; }},
+      {"step_time_ci_high_s", [](S s) { return s.step_time_s.has_interval() ? exact(s.step_time_s.ci_high) : ""; }},
+      {"step_time_ci_method", [](S s) { return s.step_time_s.ci_method; }},
+      {"segments", [](S s) { return integer(static_cast<std::int64_t>(s.segments.size())); }},
+      {"samples_per_s", [](S s) { return exact(s.samples_per_s); }},
+      {"tokens_per_s", [](S s) { return exact(s.tokens_per_s); }},
+  };
+  c.insert(c.end(), middle.begin(), middle.end());
+  for (const auto& phase : report::phase_order()) {
+    c.push_back(phase_column(phase, "_median_s", &PhaseStat::median_s));
+    c.push_back(phase_column(phase, "_mean_s", &PhaseStat::mean_s));
+    c.push_back(phase_column(phase, "_share", &PhaseStat::share));
   }
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
-  if (v->is_number_integer()) return std::to_string(v->get<std::int64_t>());
-  if (v->is_number()) return exact(v->get<double>());
-  return "";
+  using Cmp = const ComparisonSection&;
+  using Parity = const LossParitySection&;
+  using Cap = const ScenarioCapacitySection&;
+  const std::vector<CsvColumn> tail = {
+      {"loss_start", [](S s) { return exact(s.loss_start); }},
+      {"loss_end", [](S s) { return exact(s.loss_end); }},
+      {"skipped_steps", [](S s) { return integer(s.skipped_steps); }},
+      {"final_loss_scale", [](S s) { return exact(s.final_loss_scale); }},
+      {"peak_allocated_bytes", [](S s) { return integer(s.memory.peak_allocated_bytes); }},
+      {"peak_reserved_bytes", [](S s) { return integer(s.memory.peak_reserved_bytes); }},
+      {"alloc_retries", [](S s) { return integer(s.memory.alloc_retries); }},
+      {"peak_rss_bytes", [](S s) { return integer(s.memory.peak_rss_bytes); }},
+      {"wall_s", [](S s) { return exact(s.wall_s); }},
+      {"contended", [](S s) { return flag(s.contended()); }},
+      {"other_cpu_cores", [](S s) { return s.disturbance.contains("other_cpu_cores") ? exact(field_number(s.disturbance, "other_cpu_cores")) : ""; }},
+      section_column("baseline_id", &ScenarioResult::comparison, [](Cmp c) { return c.baseline_id; }),
+      section_column("speedup", &ScenarioResult::comparison, [](Cmp c) { return exact(c.speedup); }),
+      section_column("speedup_ci_low", &ScenarioResult::comparison, [](Cmp c) { return exact(c.ci_low); }),
+      section_column("speedup_ci_high", &ScenarioResult::comparison, [](Cmp c) { return exact(c.ci_high); }),
+      section_column("verdict", &ScenarioResult::comparison, [](Cmp c) { return c.verdict; }),
+      section_column("loss_parity_reference_id", &ScenarioResult::loss_parity, [](Parity p) { return p.reference_id; }),
+      section_column("loss_parity_rel_drift", &ScenarioResult::loss_parity, [](Parity p) { return exact(p.rel_drift); }),
+      section_column("loss_parity_tolerance", &ScenarioResult::loss_parity, [](Parity p) { return exact(p.tolerance); }),
+      section_column("loss_parity_ok", &ScenarioResult::loss_parity, [](Parity p) { return flag(p.ok); }),
+      section_column("flops_per_sample", &ScenarioResult::capacity,
+                     [](Cap c) { return c.flops_per_sample ? exact(c.flops_per_sample->total()) : ""; }),
+      section_column("achieved_flops_per_s", &ScenarioResult::capacity, [](Cap c) { return exact(c.achieved_flops_per_s); }),
+      // Peak and MFU exist only when a peak was known.
+      section_column("peak_flops_per_s", &ScenarioResult::capacity,
+                     [](Cap c) { return c.peak_flops_per_s > 0 ? exact(c.peak_flops_per_s) : ""; }),
+      section_column("mfu", &ScenarioResult::capacity, [](Cap c) { return c.peak_flops_per_s > 0 ? exact(c.mfu) : ""; }),
+      // An MFU above 100% is a measurement error (capacity.mfu_error, or derived for older files).
+      section_column("mfu_error", &ScenarioResult::capacity,
+                     [](Cap c) { return c.peak_flops_per_s > 0 ? c.mfu_error : ""; }),
+  };
+  c.insert(c.end(), tail.begin(), tail.end());
+  return c;
 }
 
 }  // namespace
 
+const std::vector<CsvColumn>& CsvReporter::column_table() {
+  static const std::vector<CsvColumn> table = build_columns();
+  return table;
+}
+
 const std::vector<std::string>& CsvReporter::columns() {
-  static const std::vector<std::string> cols = [] {
-    std::vector<std::string> c = {"id", "status", "message"};
-    for (const ScenarioAxis& axis : scenario_axes()) c.push_back(axis.name);
-    c.insert(c.end(), {"effective_batch", "learning_rate", "seed",
-        "dataset_options", "model_options", "warmup_steps", "measured_steps", "stop_reason",
-        "step_time_n", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
-        "step_time_min_s", "step_time_max_s", "step_time_p5_s", "step_time_p25_s",
-        "step_time_p75_s", "step_time_p95_s", "step_time_p99_s", "step_time_ci_low_s",
-        "step_time_ci_high_s", "step_time_ci_method", "segments", "samples_per_s", "tokens_per_s"});
-    for (const auto& p : report::phase_order()) {
-      c.push_back("phase_" + p + "_median_s");
-      c.push_back("phase_" + p + "_mean_s");
-      c.push_back("phase_" + p + "_share");
-    }
-    for (const char* name :
-         {"loss_start", "loss_end", "skipped_steps", "final_loss_scale", "peak_allocated_bytes",
-          "peak_reserved_bytes", "alloc_retries", "peak_rss_bytes", "wall_s", "contended",
-          "other_cpu_cores", "baseline_id",
-          "speedup", "speedup_ci_low", "speedup_ci_high", "verdict", "loss_parity_reference_id",
-          "loss_parity_rel_drift", "loss_parity_tolerance", "loss_parity_ok", "flops_per_sample",
-          "achieved_flops_per_s", "peak_flops_per_s", "mfu", "mfu_error"})
-      c.push_back(name);
-    return c;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& column : column_table()) out.push_back(column.name);
+    return out;
   }();
-  return cols;
+  return names;
 }
 
 std::string CsvReporter::quote(const std::string& field) {
@@ -72,53 +146,12 @@ std::string CsvReporter::quote(const std::string& field) {
 
 void CsvReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   std::ostream& os = *ctx.out;
-  auto write_row = [&os](const std::vector<std::string>& fields) {
-    for (std::size_t i = 0; i < fields.size(); ++i) os << (i ? "," : "") << quote(fields[i]);
-    os << "\r\n";
-  };
-  write_row(columns());
+  const auto& table = column_table();
+  for (std::size_t i = 0; i < table.size(); ++i) os << (i ? "," : "") << quote(table[i].name);
+  os << "\r\n";
   for (const auto& s : run.scenarios) {
-    const auto& p = s.params;
-    const auto& d = s.step_time_s;
-    std::vector<std::string> row = {s.id, to_string(s.status), s.message};
-    for (const ScenarioAxis& axis : scenario_axes()) row.push_back(axis_text(axis.value(p)));
-    row.insert(row.end(), {
-        integer(p.effective_batch), exact(p.learning_rate), std::to_string(p.seed),
-        p.dataset_options.dump(), p.model_options.dump(), integer(s.warmup_steps),
-        integer(s.measured_steps), s.stop_reason, integer(static_cast<std::int64_t>(d.n)),
-        exact(d.median), exact(d.mean), exact(d.stddev), exact(d.min), exact(d.max), exact(d.p5),
-        exact(d.p25), exact(d.p75), exact(d.p95), exact(d.p99),
-        d.has_interval() ? exact(d.ci_low) : "", d.has_interval() ? exact(d.ci_high) : "",
-        d.ci_method, integer(static_cast<std::int64_t>(s.segments.size())),
-        exact(s.samples_per_s), exact(s.tokens_per_s)});
-    for (const auto& name : report::phase_order()) {
-      const PhaseStat* found = nullptr;
-      for (const auto& ph : s.phases)
-        if (ph.name == name) found = &ph;
-      row.push_back(found ? exact(found->median_s) : "");
-      row.push_back(found ? exact(found->mean_s) : "");
-      row.push_back(found ? exact(found->share) : "");
-    }
-    const auto& x = s.extra;
-    for (const std::string& v :
-         {exact(s.loss_start), exact(s.loss_end), integer(s.skipped_steps),
-          exact(s.final_loss_scale), integer(s.memory.peak_allocated_bytes),
-          integer(s.memory.peak_reserved_bytes), integer(s.memory.alloc_retries),
-          integer(s.memory.peak_rss_bytes), exact(s.wall_s), std::string(s.contended() ? "true" : "false"),
-          s.disturbance.contains("other_cpu_cores") ? exact(s.disturbance.value("other_cpu_cores", 0.0)) : "",
-          extra_scalar(x, "comparison", "baseline_id"), extra_scalar(x, "comparison", "speedup"),
-          extra_scalar(x, "comparison", "ci_low"), extra_scalar(x, "comparison", "ci_high"),
-          extra_scalar(x, "comparison", "verdict"), extra_scalar(x, "loss_parity", "reference_id"),
-          extra_scalar(x, "loss_parity", "rel_drift"), extra_scalar(x, "loss_parity", "tolerance"),
-          extra_scalar(x, "loss_parity", "ok"),
-          extra_scalar(x, "capacity", "flops_per_sample", "total"),
-          extra_scalar(x, "capacity", "achieved_flops_per_s"),
-          extra_scalar(x, "capacity", "peak_flops_per_s"), extra_scalar(x, "capacity", "mfu")})
-      row.push_back(v);
-    // An MFU above 100% is a measurement error (capacity.mfu_error, or derived for older files).
-    const auto capacity = report::capacity_of(s);
-    row.push_back(capacity && capacity->peak_flops_per_s > 0 ? capacity->mfu_error : "");
-    write_row(row);
+    for (std::size_t i = 0; i < table.size(); ++i) os << (i ? "," : "") << quote(table[i].cell(s));
+    os << "\r\n";
   }
 }
 

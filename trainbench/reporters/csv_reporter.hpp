@@ -1,7 +1,9 @@
 // One row per scenario, every parameter and metric a column (RFC 4180: CRLF line ends, fields
-// with commas, quotes or line breaks quoted, quotes doubled). Extra sections contribute their
-// scalar fields (comparison, loss parity, capacity) as columns; absent values are empty.
+// with commas, quotes or line breaks quoted, quotes doubled). The columns are one table of
+// {name, cell}: the header and every row come from it, so they cannot drift apart. Sections
+// contribute their scalar fields (comparison, loss parity, capacity); absent values are empty.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,11 +11,18 @@
 
 namespace tb {
 
+struct CsvColumn {
+  std::string name;
+  std::function<std::string(const ScenarioResult&)> cell;  // the unquoted text of one row's cell
+};
+
 class CsvReporter final : public Reporter {
  public:
   std::string name() const override { return "csv"; }
   std::string default_file_name() const override { return "results.csv"; }
 
+  // Every column, in order: the axes' own columns come from the axis table (matrix/axis.hpp).
+  static const std::vector<CsvColumn>& column_table();
   // The header row, in column order.
   static const std::vector<std::string>& columns();
   // RFC 4180 quoting of one field.

@@ -32,9 +32,9 @@ json speedup_chart(const std::vector<const ScenarioResult*>& ok) {
   json labels = json::array(), values = json::array(), bars = json::array(),
        verdicts = json::array(), parity = json::array();
   for (const auto* s : ok) {
-    auto c = report::comparison_of(*s);
+    const auto& c = s->comparison;
     if (!c || c->verdict == "baseline") continue;
-    auto lp = report::loss_parity_of(*s);
+    const auto& lp = s->loss_parity;
     labels.push_back(s->id);
     values.push_back(round6(c->speedup));
     bars.push_back({round6(c->ci_low), round6(c->ci_high)});

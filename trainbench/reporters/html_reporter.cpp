@@ -68,7 +68,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   const auto counts = status_counts(run);
   int drift = 0;
   for (const auto& s : run.scenarios)
-    if (auto lp = loss_parity_of(s); lp && !lp->ok) ++drift;
+    if (auto lp = s.loss_parity; lp && !lp->ok) ++drift;
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
 
@@ -92,7 +92,7 @@ void render_header(std::ostream& os, const RunResult& run) {
 
   std::ostringstream items;
   for (const auto& s : run.scenarios) {
-    if (auto lp = loss_parity_of(s); lp && !lp->ok)
+    if (auto lp = s.loss_parity; lp && !lp->ok)
       items << "<li><span class=\"warn\">⚠ loss parity</span>: <code>" << esc(s.id) << "</code> drifted "
             << percent(lp->rel_drift, 2) << "% from <code>" << esc(lp->reference_id)
             << "</code> (tolerance " << percent(lp->tolerance, 2) << "%)</li>\n";
@@ -116,7 +116,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
         "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o</th>"
         "<th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
   for (const auto& s : run.scenarios) {
-    const auto lp = loss_parity_of(s);
+    const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
     os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
        << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
@@ -129,7 +129,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s))
        << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s))
        << num_td(rate(s.tokens_per_s));
-    auto c = comparison_of(s);
+    auto c = s.comparison;
     if (!c) os << num_td("-") << td("-");
     else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
     else
@@ -158,20 +158,20 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
 void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   std::ostringstream rows;
   for (const auto& s : run.scenarios) {
-    if (!s.extra.is_object() || !s.extra.contains("profile")) continue;
-    const auto& p = s.extra.at("profile");
+    if (!s.profile) continue;
+    const ProfileSection& p = *s.profile;
     rows << "<tr><td><code>" << esc(s.id) << "</code></td>"
-         << num_td(p.contains("window_steps") ? scalar(p.at("window_steps")) : "-") << "<td>";
+         << num_td(p.window_steps ? std::to_string(*p.window_steps) : "-") << "<td>";
     bool first = true;
-    for (const auto& [kind, path] : traces_of(s)) {
+    for (const auto& [kind, path] : p.traces) {
       rows << (first ? "" : "<br>") << esc(kind) << ": <a href=\"" << esc(trace_link(ctx, path))
            << "\">" << esc(path) << "</a>";
       first = false;
     }
     rows << "</td><td>";
-    if (p.contains("cupti") && p.at("cupti").is_object() && !p.at("cupti").empty()) {
+    if (p.cupti.is_object() && !p.cupti.empty()) {
       first = true;
-      for (const auto& [k, v] : p.at("cupti").items()) {
+      for (const auto& [k, v] : p.cupti.items()) {
         if (v.is_structured()) continue;
         rows << (first ? "" : "<br>") << esc(k) << " = " << esc(scalar(v));
         first = false;
@@ -192,35 +192,28 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
 void render_capacity(std::ostream& os, const RunResult& run) {
   std::ostringstream per_scenario;
   for (const auto& s : run.scenarios) {
-    if (!s.extra.is_object() || !s.extra.contains("capacity") || !s.extra.at("capacity").is_object()) continue;
-    const auto& c = s.extra.at("capacity");
-    auto num = [&c](const char* key) { return field_number(c, key); };
-    const auto fps = c.value("flops_per_sample", nlohmann::json::object());
-    const auto proj = c.value("projection", nlohmann::json::object());
-    auto pnum = [&proj](const char* key) { return field_number(proj, key); };
+    if (!s.capacity) continue;
+    const ScenarioCapacitySection& c = *s.capacity;
     per_scenario << "<tr><td><code>" << esc(s.id) << "</code></td>"
-                 << num_td(fps.contains("total") && fps.at("total").is_number() ? fixed(fps.at("total").get<double>() / 1e9, 3) : "-")
-                 << num_td(fixed(num("achieved_flops_per_s") / 1e12, 2))
-                 << num_td(fixed(num("peak_flops_per_s") / 1e12, 1))
-                 << td(field_text(c, "peak_source", "-"));
-    const auto view = report::capacity_of(s);
-    if (view && !view->mfu_error.empty() && view->peak_flops_per_s > 0)
-      per_scenario << "<td class=\"num bad\" title=\"" << esc(view->mfu_error) << "\">"
-                   << esc(report::mfu_cell(*view)) << "</td>";
+                 << num_td(c.flops_per_sample ? fixed(c.flops_per_sample->total() / 1e9, 3) : "-")
+                 << num_td(fixed(c.achieved_flops_per_s / 1e12, 2))
+                 << num_td(fixed(c.peak_flops_per_s / 1e12, 1))
+                 << td(c.peak_source.empty() ? "-" : c.peak_source);
+    if (!c.mfu_error.empty() && c.peak_flops_per_s > 0)
+      per_scenario << "<td class=\"num bad\" title=\"" << esc(c.mfu_error) << "\">"
+                   << esc(report::mfu_cell(c)) << "</td>";
     else
-      per_scenario << num_td(view ? report::mfu_cell(*view) : "-");
-    if (!proj.empty())
-      per_scenario << num_td(exact(pnum("target_samples")))
-                   << num_td(fixed(pnum("time_s") / 3600, 2) + " [" + fixed(pnum("ci_low_s") / 3600, 2) +
-                             ", " + fixed(pnum("ci_high_s") / 3600, 2) + "]")
-                   << num_td(fixed(pnum("device_hours"), 2)) << num_td(fixed(pnum("cost"), 2));
+      per_scenario << num_td(report::mfu_cell(c));
+    if (const auto& proj = c.projection)
+      per_scenario << num_td(exact(proj->target_samples))
+                   << num_td(fixed(proj->time_s / 3600, 2) + " [" + fixed(proj->ci_low_s / 3600, 2) +
+                             ", " + fixed(proj->ci_high_s / 3600, 2) + "]")
+                   << num_td(fixed(proj->device_hours, 2)) << num_td(fixed(proj->cost.value_or(0.0), 2));
     else
       per_scenario << num_td("-") << num_td("-") << num_td("-") << num_td("-");
     per_scenario << "</tr>\n";
   }
-  const auto run_cap = run.extra.is_object() ? run.extra.value("capacity", nlohmann::json::object())
-                                             : nlohmann::json::object();
-  if (per_scenario.str().empty() && run_cap.empty()) return;
+  if (per_scenario.str().empty() && !run.capacity) return;
   os << "<h2>Capacity</h2>\n";
   if (!per_scenario.str().empty())
     os << "<table id=\"tb-capacity\">\n<tr><th>scenario</th><th>GFLOP/sample</th>"
@@ -234,36 +227,34 @@ void render_capacity(std::ostream& os, const RunResult& run) {
       os << "<li><span class=\"bad\">⚠ MFU error</span>: <code>" << esc(id) << "</code>: " << esc(error) << "</li>\n";
     os << "</ul>\n";
   }
-  if (run_cap.contains("batch_search") && run_cap.at("batch_search").is_array()) {
+  const RunCapacitySection& run_cap = run_capacity_of(run);
+  if (!run_cap.batch_search.empty()) {
     os << "<h3>Batch-size search</h3>\n<table id=\"tb-batch-search\">\n<tr><th>model</th>"
           "<th>precision</th><th>max batch</th><th>best batch</th><th>best samples/s</th>"
           "<th>probes (batch: samples/s, peak)</th></tr>\n";
-    for (const auto& b : run_cap.at("batch_search")) {
+    for (const auto& b : run_cap.batch_search) {
       std::string probes;
-      const auto listed = b.is_object() ? b.value("probes", nlohmann::json::array()) : nlohmann::json::array();
-      for (const auto& p : listed.is_array() ? listed : nlohmann::json::array()) {
+      for (const auto& p : b.probes) {
         if (!probes.empty()) probes += " · ";
-        probes += std::to_string(field_integer(p, "batch")) + ": ";
-        probes += field_flag(p, "fits")
-                      ? rate(field_number(p, "samples_per_s")) + ", " + bytes(field_integer(p, "peak_bytes"))
-                      : std::string("does not fit");
+        probes += std::to_string(p.batch) + ": ";
+        probes += p.fits ? rate(p.samples_per_s) + ", " + bytes(p.peak_bytes) : std::string("does not fit");
       }
-      os << "<tr>" << td(field_text(b, "model", "-")) << td(field_text(b, "precision", "-"))
-         << num_td(std::to_string(field_integer(b, "max_batch"))) << num_td(std::to_string(field_integer(b, "best_batch")))
-         << num_td(rate(field_number(b, "best_samples_per_s"))) << "<td class=\"wrap\">" << esc(probes)
+      os << "<tr>" << td(b.model.empty() ? "-" : b.model) << td(b.precision.empty() ? "-" : b.precision)
+         << num_td(std::to_string(b.max_batch)) << num_td(std::to_string(b.best_batch))
+         << num_td(rate(b.best_samples_per_s)) << "<td class=\"wrap\">" << esc(probes)
          << "</td></tr>\n";
     }
     os << "</table>\n";
   }
-  if (run_cap.contains("memory_fit") && run_cap.at("memory_fit").is_array()) {
+  if (!run_cap.memory_fit.empty()) {
     os << "<h3>Memory model (peak = fixed + per-sample × batch)</h3>\n<table id=\"tb-memory-fit\">\n"
           "<tr><th>model</th><th>precision</th><th>fixed</th><th>per sample</th><th>R²</th>"
           "<th>predicted max batch</th></tr>\n";
-    for (const auto& m : run_cap.at("memory_fit"))
-      os << "<tr>" << td(field_text(m, "model", "-")) << td(field_text(m, "precision", "-"))
-         << num_td(bytes(whole_bytes(field_number(m, "fixed_bytes"))))
-         << num_td(bytes(whole_bytes(field_number(m, "per_sample_bytes"))))
-         << num_td(fixed(field_number(m, "r2"), 4)) << num_td(std::to_string(field_integer(m, "predicted_max_batch")))
+    for (const auto& m : run_cap.memory_fit)
+      os << "<tr>" << td(m.model.empty() ? "-" : m.model) << td(m.precision.empty() ? "-" : m.precision)
+         << num_td(bytes(whole_bytes(m.fixed_bytes)))
+         << num_td(bytes(whole_bytes(m.per_sample_bytes)))
+         << num_td(fixed(m.r2.value_or(0.0), 4)) << num_td(std::to_string(m.predicted_max_batch))
          << "</tr>\n";
     os << "</table>\n";
   }

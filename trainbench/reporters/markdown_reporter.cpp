@@ -46,7 +46,7 @@ std::string link_target(const std::string& path) {
 }
 
 // A table whose first `code_columns` columns hold identifiers shown as code.
-void write_table(std::ostream& os, const report::TextTable& t, std::size_t code_columns = 0) {
+void write_table(std::ostream& os, const TextTable& t, std::size_t code_columns = 0) {
   os << '|';
   for (const auto& title : t.titles) os << ' ' << cell(title) << " |";
   os << "\n|";
@@ -63,8 +63,8 @@ void write_table(std::ostream& os, const report::TextTable& t, std::size_t code_
 void render_capacity(std::ostream& os, const RunResult& run) {
   using namespace report;
   const TextTable scenarios = scenario_capacity_table(run);
-  const RunCapacityView capacity = run_capacity_of(run);
-  if (scenarios.empty() && capacity.empty()) return;
+  const RunCapacitySection capacity = run_capacity_of(run);
+  if (scenarios.empty() && !has_capacity_findings(capacity)) return;
   os << "\n#### Capacity\n";
   if (!scenarios.empty()) {
     os << '\n';
@@ -90,7 +90,7 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
   t.titles = {"scenario", "window steps", "overhead vs timed", "traces"};
   t.right = {false, true, true, false};
   for (const auto& s : run.scenarios) {
-    const auto p = profile_of(s);
+    const auto p = s.profile;
     if (!p) continue;
     std::string traces;
     for (const auto& [kind, path] : p->traces)
@@ -113,7 +113,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
 
   std::vector<std::string> warnings;
   for (const auto& s : run.scenarios) {
-    if (auto lp = loss_parity_of(s); lp && !lp->ok)
+    if (auto lp = s.loss_parity; lp && !lp->ok)
       warnings.push_back("⚠️ **loss parity**: " + code(s.id) + " drifted " +
                          percent(lp->rel_drift, 2) + "% from " + code(lp->reference_id) +
                          " (tolerance " + percent(lp->tolerance, 2) + "%)");
@@ -176,9 +176,9 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
        << " | ";
     // A speed-up that changes the training result is not a win: the verdict and loss cells
     // carry a warning marker instead.
-    const auto lp = loss_parity_of(s);
+    const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
-    auto c = comparison_of(s);
+    auto c = s.comparison;
     if (!c) os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
     else if (c->verdict == "baseline") os << "1.00x | baseline | ";
     else

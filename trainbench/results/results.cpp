@@ -13,9 +13,6 @@
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[kScenarioStatusCount] = {
-    "ok", "skipped", "failed", "oom", "diverged", "interrupted", "crashed"};
-
 // JSON has no NaN or infinity: nlohmann writes them as null, and a diverged loss is a real
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
 double number_or_nan(const nlohmann::json& j, const char* key) {
@@ -46,42 +43,6 @@ void check_disturbance(const nlohmann::json& d) {
   expect("other_cpu_cores", &nlohmann::json::is_number, "a number");
 }
 }  // namespace
-
-const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }
-
-ScenarioStatus parse_status(const std::string& s) {
-  for (int i = 0; i < kScenarioStatusCount; ++i)
-    if (s == kStatusNames[i]) return static_cast<ScenarioStatus>(i);
-  throw std::invalid_argument("unknown scenario status '" + s + "'");
-}
-
-void to_json(nlohmann::json& j, const Distribution& d) {
-  j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
-       {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
-       {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
-       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates},
-       {"median_all_steps", d.median_all_steps}};
-}
-void from_json(const nlohmann::json& j, Distribution& d) {
-  d.n = integer_field(j, "n", std::size_t{0});
-  d.median = j.value("median", 0.0);
-  d.mean = j.value("mean", 0.0);
-  d.stddev = j.value("stddev", 0.0);
-  d.min = j.value("min", 0.0);
-  d.max = j.value("max", 0.0);
-  d.p5 = j.value("p5", 0.0);
-  d.p25 = j.value("p25", 0.0);
-  d.p75 = j.value("p75", 0.0);
-  d.p95 = j.value("p95", 0.0);
-  d.p99 = j.value("p99", 0.0);
-  d.ci_low = j.value("ci_low", 0.0);
-  d.ci_high = j.value("ci_high", 0.0);
-  // Files from before segments carried an order-statistic interval of the steps alone: it
-  // ignores drift, so it is read back as "steps" and never shown as a 95% drift-aware one.
-  d.ci_method = j.value("ci_method", std::string(d.ci_high > 0 ? "steps" : "none"));
-  d.ci_replicates = integer_field(j, "ci_replicates", std::size_t{0});
-  d.median_all_steps = j.value("median_all_steps", d.median);
-}
 
 void to_json(nlohmann::json& j, const Segment& s) {
   j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
@@ -138,7 +99,11 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
                   {"wall_s", r.wall_s},
                   {"disturbance", r.disturbance}};
   j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}, {"segments", r.segments}};
-  j["extra"] = r.extra;
+  j["extra"] = r.extra.is_object() ? r.extra : nlohmann::json::object();
+  write_section(j["extra"], "comparison", r.comparison);
+  write_section(j["extra"], "loss_parity", r.loss_parity);
+  write_section(j["extra"], "profile", r.profile);
+  write_section(j["extra"], "capacity", r.capacity);
 }
 
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
@@ -170,6 +135,10 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
     if (s.contains("segments")) r.segments = s.at("segments").get<std::vector<Segment>>();
   }
   r.extra = j.value("extra", nlohmann::json::object());
+  read_section(r.extra, "comparison", r.comparison);
+  read_section(r.extra, "loss_parity", r.loss_parity);
+  read_section(r.extra, "profile", r.profile);
+  read_section(r.extra, "capacity", r.capacity);
 }
 
 void to_json(nlohmann::json& j, const RunResult& r) {
@@ -179,7 +148,9 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"baseline_id", r.baseline_id},
        {"environment", r.environment},
        {"scenarios", r.scenarios},
-       {"extra", r.extra}};
+       {"extra", r.extra.is_object() ? r.extra : nlohmann::json::object()}};
+  write_section(j["extra"], "summary", r.summary);
+  write_section(j["extra"], "capacity", r.capacity);
 }
 
 void from_json(const nlohmann::json& j, RunResult& r) {
@@ -194,6 +165,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.environment = j.value("environment", nlohmann::json::object());
   r.scenarios = j.at("scenarios").get<std::vector<ScenarioResult>>();
   r.extra = j.value("extra", nlohmann::json::object());
+  read_section(r.extra, "summary", r.summary);
+  read_section(r.extra, "capacity", r.capacity);
 }
 
 RunResult load_results(const std::string& path_in) {

@@ -2,33 +2,20 @@
 // Reporters, comparisons and the history render from these structs alone.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <trainbench/matrix/scenario.hpp>
+#include <trainbench/measure/distribution.hpp>
+#include <trainbench/results/scenario_status.hpp>
+#include <trainbench/results/sections.hpp>
 
 namespace tb {
 
 inline constexpr int kResultsSchemaVersion = 1;
-
-// Summary of a sample of durations (seconds) or rates.
-struct Distribution {
-  std::size_t n = 0;
-  // For a segmented measurement `median` is the typical step time: the geometric mean of the
-  // segment medians (segment_stats.hpp); median_all_steps is the plain median of every step.
-  double median_all_steps = 0;
-  double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
-  double p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
-  // 95% interval of the median that includes between-segment drift (segment_stats.hpp).
-  // ci_method "segments" or "batch-means" when it exists; "none" (ci_low = ci_high = 0) when
-  // there were too few replicates for any 95% interval: reports then print no interval.
-  double ci_low = 0, ci_high = 0;
-  std::string ci_method = "none";
-  std::size_t ci_replicates = 0;  // segments (or blocks) behind the interval
-  bool has_interval() const { return ci_method != "none" && ci_high > 0; }
-};
 
 // One segment of a scenario's measurement: the steps it ran in one round of the interleaved
 // schedule.
@@ -53,19 +40,6 @@ struct MemoryStats {
   std::int64_t alloc_retries = 0;         // CUDA caching allocator (GPU only)
   std::int64_t peak_rss_bytes = 0;        // process resident set during the scenario
 };
-
-// diverged: the loss went non-finite or exploded (see divergence.hpp); its speed figures are
-// kept but never enter speedups, summaries or comparisons.
-// interrupted: the run was stopped (SIGINT/SIGTERM) before this scenario finished; the segments
-// measured so far are kept as they were, and `run --resume` measures it again from the start.
-// crashed: with `run --isolate`, the scenario's worker process died (a signal such as SIGSEGV or
-// SIGABRT, or an unexpected exit); the message has how and the tail of its stderr
-// (isolated_table.hpp). New values go at the end: results files store the name, but the order is
-// the counters' order everywhere.
-enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted, crashed };
-inline constexpr int kScenarioStatusCount = 7;
-const char* to_string(ScenarioStatus s);
-ScenarioStatus parse_status(const std::string& s);
 
 struct ScenarioResult {
   std::string id;
@@ -102,8 +76,14 @@ struct ScenarioResult {
   nlohmann::json disturbance = nlohmann::json::object();
   bool contended() const { return disturbance.value("contended", false); }
 
-  // Open sections filled by other components: "profile" (trace paths, CUPTI summaries),
-  // "capacity" (FLOPs, MFU, projections), "loss_parity", ...
+  // Built-in sections (sections.hpp), absent until their component fills them; in
+  // results.json they sit under "extra" by these names.
+  std::optional<ComparisonSection> comparison;
+  std::optional<LossParitySection> loss_parity;
+  std::optional<ProfileSection> profile;
+  std::optional<ScenarioCapacitySection> capacity;
+  // Everything else under "extra": a user's own sections, and the runner's bookkeeping
+  // ("dataset", "flops_per_sample", "measured_in_resume").
   nlohmann::json extra = nlohmann::json::object();
 };
 
@@ -118,11 +98,13 @@ struct RunResult {
   std::string baseline_id;  // id of the baseline scenario ("" when none ran)
   nlohmann::json environment = nlohmann::json::object();  // manifest, see environment.hpp
   std::vector<ScenarioResult> scenarios;
-  nlohmann::json extra = nlohmann::json::object();  // run-level sections (e.g. "capacity")
+  std::optional<SummarySection> summary;        // extra.summary
+  std::optional<RunCapacitySection> capacity;   // extra.capacity
+  // Everything else under "extra": a user's own sections and bookkeeping ("resume",
+  // "isolated", "peaks", "ab_session").
+  nlohmann::json extra = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const Distribution& d);
-void from_json(const nlohmann::json& j, Distribution& d);
 void to_json(nlohmann::json& j, const Segment& s);
 void from_json(const nlohmann::json& j, Segment& s);
 void to_json(nlohmann::json& j, const PhaseStat& p);

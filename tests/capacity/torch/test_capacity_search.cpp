@@ -26,7 +26,7 @@ TEST(CapacitySearch, CpuBudgetBoundsTheBatch) {
   RunResult run;
   const auto found = search_capacity(spec, options, run);
   ASSERT_EQ(found.size(), 1u);
-  const auto& search = run.extra.at("capacity").at("batch_search").at(0);
+  const nlohmann::json search = run.capacity.value().batch_search.at(0);
   const int max_batch = search.at("max_batch").get<int>();
   EXPECT_GE(max_batch, 16);
   EXPECT_EQ(found.begin()->second.max_batch, max_batch);

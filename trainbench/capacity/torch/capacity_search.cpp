@@ -51,9 +51,9 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
   const auto scenarios = expand(spec);
   if (scenarios.empty()) return found;
   const auto [limit_bytes, limit_source] = memory_limit(spec, options, scenarios.front().device);
-  auto& cap = run.extra["capacity"];
-  cap["memory_limit_bytes"] = limit_bytes;
-  cap["limit_source"] = limit_source;
+  auto& cap = run.capacity.emplace();
+  cap.memory_limit_bytes = limit_bytes;
+  cap.limit_source = limit_source;
   RunListener* listener = options.listener;
 
   for (const auto& base : scenarios) {
@@ -101,10 +101,10 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     search.multiple_of = capacity_int(spec, "multiple_of", 8);  // resolution of the bisection
     const auto result = capacity::search_batch(try_batch, search);
     found[key] = {result.max_batch, result.best_batch};
-    cap["batch_search"].push_back(capacity::batch_search_json(key.first, key.second, result));
+    cap.batch_search.push_back(capacity::batch_search_entry(key.first, key.second, result));
     std::string why;
     if (const auto fit = capacity::fit_memory(result.probes, &why))
-      cap["memory_fit"].push_back(capacity::memory_fit_json(key.first, key.second, *fit, limit_bytes));
+      cap.memory_fit.push_back(capacity::memory_fit_entry(key.first, key.second, *fit, limit_bytes));
     if (listener) {
       std::ostringstream line;  // samples/s as a stream prints it, as this line always did
       line << "\n  max batch " << result.max_batch << ", fastest batch " << result.best_batch << " ("

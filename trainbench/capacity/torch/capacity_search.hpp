@@ -17,8 +17,7 @@ struct CapacityFinding {
   int best_batch = 0;
 };
 
-// Runs the searches; appends run.extra["capacity"] {"batch_search": [...], "memory_fit": [...],
-// "memory_limit_bytes", "limit_source"}. Key of the returned map: (model, precision name).
+// Runs the searches; fills run.capacity (its batch searches, memory fits and memory limit). Key of the returned map: (model, precision name).
 std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     const MatrixSpec& spec, const RunOptions& options, RunResult& run);
 

@@ -85,9 +85,8 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
       const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
       projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
     }
-    s.extra["capacity"] = capacity::capacity_json(per_sample, s.samples_per_s, peak, projection);
-    if (listener && s.extra["capacity"].contains("mfu_error"))
-      listener->error(s.id + ": " + s.extra["capacity"]["mfu_error"].get<std::string>());
+    s.capacity = capacity::capacity_section(per_sample, s.samples_per_s, peak, projection);
+    if (listener && !s.capacity->mfu_error.empty()) listener->error(s.id + ": " + s.capacity->mfu_error);
   }
 }
 

@@ -9,7 +9,7 @@
 
 namespace tb {
 
-// Fills scenario.extra["capacity"] for every ok scenario with a FLOP count and
+// Fills scenario.capacity for every ok scenario with a FLOP count and
 // run.extra["peaks"] with the peaks measured. Matrix keys read from "capacity":
 //   "target": "1e9 tokens" | "3 epochs" | "50000" (samples), "devices": N,
 //   "price_per_device_hour": X, "avg_power_watts": W, "measure_peak": true

@@ -36,8 +36,9 @@ ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> overr
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }
 
-nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir) {
-  nlohmann::json result = {{"window_steps", options_.window}, {"traces", nlohmann::json::object()}};
+ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std::string& out_dir) {
+  ProfileSection result;
+  result.window_steps = options_.window;
   const bool cuda = device.is_cuda();
 #if defined(TRAINBENCH_HAVE_CUPTI)
   constexpr bool kCuptiBuilt = true;
@@ -48,7 +49,7 @@ nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std:
   const std::string cupti_skip =
       profiling::check_profile_options(options_, cuda, kCuptiBuilt, "profile");
   const bool use_cupti = options_.cupti && cupti_skip.empty();
-  if (options_.cupti && !cupti_skip.empty()) result["cupti_skipped"] = cupti_skip;
+  if (options_.cupti && !cupti_skip.empty()) result.cupti_skipped = cupti_skip;
   fs::create_directories(fs::path(out_dir) / "traces");
   profiling::nvtx::set_enabled(options_.nvtx);
   StepSample sample;
@@ -81,12 +82,12 @@ nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std:
     profiling::write_chrome_trace(*recorder_, records.activities, records.calls,
                                   (fs::path(out_dir) / "traces" / file).string(), options_.gzip,
                                   profiling::TraceInfo{scenario_, {{"window_steps", options_.window}}});
-    result["traces"]["host"] = "traces/" + file;
+    result.traces["host"] = "traces/" + file;
     // The profiled steps' own times: compared with the timed median this is the cost of
     // recording (and of CUPTI collection when on).
-    result["window_step_time_s"] = stats::median(window_steps);
-    result["dropped_host_spans"] = recorder_->dropped();
-    if (use_cupti) result["cupti"] = profiling::to_json(profiling::summarize(records, recorder_->spans()));
+    result.window_step_time_s = stats::median(window_steps);
+    result.dropped_host_spans = static_cast<std::int64_t>(recorder_->dropped());
+    if (use_cupti) result.cupti = profiling::to_json(profiling::summarize(records, recorder_->spans()));
   }
 
   if (options_.kineto) {
@@ -95,7 +96,7 @@ nlohmann::json ProfilePass::run(Trainer& trainer, c10::Device device, const std:
     kineto.start(cuda);
     for (int i = 0; i < options_.window; ++i) trainer.step(sample);
     kineto.stop_and_save((fs::path(out_dir) / "traces" / file).string());
-    result["traces"]["kineto"] = "traces/" + file;
+    result.traces["kineto"] = "traces/" + file;
   }
   profiling::nvtx::set_enabled(true);
   return result;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include <c10/core/Device.h>
-#include <nlohmann/json.hpp>
+#include <trainbench/results/sections.hpp>
 
 #include <trainbench/matrix/scenario.hpp>
 #include <trainbench/profiling/host_recorder.hpp>
@@ -22,8 +22,8 @@ class ProfilePass {
   bool enabled() const { return options_.enabled; }
 
   // Runs the window(s) and writes DIR/traces/<scenario>.host.json[.gz] and/or
-  // <scenario>.kineto.json (profiling::trace_file_name); returns scenario.extra["profile"].
-  nlohmann::json run(Trainer& trainer, c10::Device device, const std::string& out_dir);
+  // <scenario>.kineto.json (profiling::trace_file_name); returns the scenario's profile section.
+  ProfileSection run(Trainer& trainer, c10::Device device, const std::string& out_dir);
 
  private:
   ProfileOptions options_;

@@ -335,10 +335,9 @@ ScenarioResult ScenarioSession::finish() {
     const PrecisionGuard precision_guard(s.params.precision);
     const RngStateScope rng(s.rng_state);
     auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);
-    if (profile.contains("window_step_time_s") && r.step_time_s.median > 0)
-      profile["overhead_vs_timed"] =
-          profile["window_step_time_s"].get<double>() / r.step_time_s.median - 1.0;
-    r.extra["profile"] = std::move(profile);
+    if (profile.window_step_time_s && r.step_time_s.median > 0)
+      profile.overhead_vs_timed = *profile.window_step_time_s / r.step_time_s.median - 1.0;
+    r.profile = std::move(profile);
   }
   r.wall_s = std::chrono::duration<double>(Clock::now() - s.built).count();
   return r;

@@ -1,12 +1,12 @@
 // The one plain-text table writer: widths, alignment, notes, fixed columns. The console,
 // compare and history goldens check it on real tables; these pin the rules one by one.
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-namespace tb::report {
+namespace tb {
 namespace {
 
 std::string write(const TextTable& t, const TextLayout& layout = {}) {
@@ -54,4 +54,4 @@ TEST(TextTable, FixedWidthOverflowsOnlyItsRow) {
 }
 
 }  // namespace
-}  // namespace tb::report
+}  // namespace tb

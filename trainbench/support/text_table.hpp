@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::report {
+namespace tb {
 
 // Titles, alignment and rows of one table. A row shorter than the titles ends in a note (e.g.
 // "not compared (old ok, new oom)"): its last cell runs on over the remaining columns and does
@@ -38,4 +38,4 @@ std::size_t display_width(const std::string& s);
 // `s` padded with spaces to `width` columns (left-aligned unless right is true); never truncated.
 std::string pad(const std::string& s, std::size_t width, bool right = false);
 
-}  // namespace tb::report
+}  // namespace tb

@@ -1,8 +1,8 @@
-#include <trainbench/reporters/text_table.hpp>
+#include <trainbench/support/text_table.hpp>
 
 #include <algorithm>
 
-namespace tb::report {
+namespace tb {
 
 std::size_t display_width(const std::string& s) {
   std::size_t n = 0;
@@ -67,4 +67,4 @@ void write_text_table(std::ostream& os, const TextTable& t, const TextLayout& la
   for (const Row& r : t.rows) write_line(os, r, width, t.right, layout.gap);
 }
 
-}  // namespace tb::report
+}  // namespace tb

@@ -1,0 +1,223 @@
+#include <trainbench/results/sections.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include <trainbench/capacity/utilization.hpp>
+#include <trainbench/support/json_fields.hpp>
+
+namespace tb {
+
+namespace {
+
+// The object entries of an array-valued key ({} and non-objects skipped).
+template <typename T>
+std::vector<T> entries(const nlohmann::json& parent, const char* key) {
+  std::vector<T> out;
+  if (!parent.is_object()) return out;
+  const auto it = parent.find(key);
+  if (it == parent.end() || !it->is_array()) return out;
+  for (const auto& e : *it)
+    if (e.is_object()) out.push_back(e.get<T>());
+  return out;
+}
+
+int field_int(const nlohmann::json& j, const char* key) {
+  return static_cast<int>(std::clamp<std::int64_t>(field_integer(j, key), std::numeric_limits<int>::min(),
+                                                   std::numeric_limits<int>::max()));
+}
+
+// Counters are never negative nor beyond a billion, whatever a file says.
+int field_count(const nlohmann::json& j, const char* key) {
+  return static_cast<int>(std::clamp<std::int64_t>(field_integer(j, key), 0, 1'000'000'000));
+}
+
+template <typename T>
+void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+// Projections and probes are capacity's structs; here is how a section reads them leniently.
+capacity::Projection projection_from(const nlohmann::json& p) {
+  capacity::Projection v;
+  v.target_samples = field_number(p, "target_samples");
+  v.steps = field_integer(p, "steps");
+  v.time_s = field_number(p, "time_s");
+  v.ci_low_s = field_number(p, "ci_low_s", v.time_s);
+  v.ci_high_s = field_number(p, "ci_high_s", v.time_s);
+  v.device_hours = field_number(p, "device_hours");
+  v.num_devices = std::max(1, field_int(p, "num_devices"));
+  v.price_per_device_hour = optional_number(p, "price_per_device_hour");
+  v.cost = optional_number(p, "cost");
+  v.cost_ci_low = optional_number(p, "cost_ci_low");
+  v.cost_ci_high = optional_number(p, "cost_ci_high");
+  v.avg_power_watts = optional_number(p, "avg_power_watts");
+  v.energy_joules = optional_number(p, "energy_joules");
+  return v;
+}
+
+capacity::Probe probe_from(const nlohmann::json& p) {
+  capacity::Probe v;
+  v.batch = field_int(p, "batch");
+  v.fits = field_flag(p, "fits");
+  v.samples_per_s = field_number(p, "samples_per_s");
+  v.peak_bytes = field_integer(p, "peak_bytes");
+  v.note = field_text(p, "note");
+  return v;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const ComparisonSection& s) {
+  j = {{"baseline_id", s.baseline_id}, {"speedup", s.speedup}, {"ci_low", s.ci_low},
+       {"ci_high", s.ci_high},         {"ci_valid", s.ci_valid}, {"verdict", s.verdict}};
+}
+void from_json(const nlohmann::json& j, ComparisonSection& s) {
+  s.baseline_id = field_text(j, "baseline_id");
+  s.speedup = field_number(j, "speedup");
+  s.ci_low = field_number(j, "ci_low", s.speedup);
+  s.ci_high = field_number(j, "ci_high", s.speedup);
+  s.ci_valid = field_flag(j, "ci_valid", true);
+  s.verdict = field_text(j, "verdict");
+}
+
+void to_json(nlohmann::json& j, const LossParitySection& s) {
+  j = {{"reference_id", s.reference_id}, {"rel_drift", s.rel_drift}, {"tolerance", s.tolerance},
+       {"ok", s.ok},                     {"steps_compared", s.steps_compared}};
+}
+void from_json(const nlohmann::json& j, LossParitySection& s) {
+  s.reference_id = field_text(j, "reference_id");
+  s.rel_drift = field_number(j, "rel_drift");
+  s.tolerance = field_number(j, "tolerance");
+  s.ok = field_flag(j, "ok", s.rel_drift <= s.tolerance);
+  s.steps_compared = field_integer(j, "steps_compared");
+}
+
+void to_json(nlohmann::json& j, const ProfileSection& s) {
+  j = {{"traces", s.traces}};
+  put_optional(j, "window_steps", s.window_steps);
+  put_optional(j, "window_step_time_s", s.window_step_time_s);
+  put_optional(j, "overhead_vs_timed", s.overhead_vs_timed);
+  put_optional(j, "dropped_host_spans", s.dropped_host_spans);
+  if (!s.cupti_skipped.empty()) j["cupti_skipped"] = s.cupti_skipped;
+  if (!s.cupti.is_null()) j["cupti"] = s.cupti;
+}
+void from_json(const nlohmann::json& j, ProfileSection& s) {
+  if (const auto* traces = field_object(j, "traces"))
+    for (const auto& [kind, path] : traces->items())
+      if (path.is_string() && !path.get<std::string>().empty()) s.traces[kind] = path.get<std::string>();
+  s.window_steps = optional_integer(j, "window_steps");
+  s.window_step_time_s = optional_number(j, "window_step_time_s");
+  s.overhead_vs_timed = optional_number(j, "overhead_vs_timed");
+  s.dropped_host_spans = optional_integer(j, "dropped_host_spans");
+  s.cupti_skipped = field_text(j, "cupti_skipped");
+  if (const auto* cupti = field_object(j, "cupti")) s.cupti = *cupti;
+}
+
+void to_json(nlohmann::json& j, const ScenarioCapacitySection& s) {
+  j = {{"achieved_flops_per_s", s.achieved_flops_per_s}};
+  put_optional(j, "flops_per_sample", s.flops_per_sample);
+  if (s.peak_flops_per_s > 0) {
+    j["peak_flops_per_s"] = s.peak_flops_per_s;
+    j["peak_source"] = s.peak_source;
+    if (!s.peak_detail.empty()) j["peak_detail"] = s.peak_detail;
+    j["mfu"] = s.mfu;
+    if (!s.mfu_error.empty()) j["mfu_error"] = s.mfu_error;
+  }
+  put_optional(j, "projection", s.projection);
+}
+void from_json(const nlohmann::json& j, ScenarioCapacitySection& s) {
+  if (const auto* f = field_object(j, "flops_per_sample")) {
+    // Files hold forward, backward and their total; one edited down to a total keeps it.
+    capacity::FlopCount count{field_number(*f, "forward"), field_number(*f, "backward")};
+    if (count.total() == 0) count.forward = field_number(*f, "total");
+    s.flops_per_sample = count;
+  }
+  s.achieved_flops_per_s = field_number(j, "achieved_flops_per_s");
+  s.peak_flops_per_s = field_number(j, "peak_flops_per_s");
+  s.peak_source = field_text(j, "peak_source");
+  s.peak_detail = field_text(j, "peak_detail");
+  s.mfu = field_number(j, "mfu");
+  s.mfu_error = field_text(j, "mfu_error");
+  if (s.mfu_error.empty() && s.peak_flops_per_s > 0) s.mfu_error = capacity::mfu_error(s.mfu);
+  if (const auto* p = field_object(j, "projection")) s.projection = projection_from(*p);
+}
+
+void to_json(nlohmann::json& j, const BatchSearchEntry& s) {
+  j = {{"model", s.model},          {"precision", s.precision},
+       {"max_batch", s.max_batch},  {"best_batch", s.best_batch},
+       {"best_samples_per_s", s.best_samples_per_s}, {"hit_limit", s.hit_limit},
+       {"probes", s.probes}};
+}
+void from_json(const nlohmann::json& j, BatchSearchEntry& s) {
+  s.model = field_text(j, "model");
+  s.precision = field_text(j, "precision");
+  s.max_batch = field_integer(j, "max_batch");
+  s.best_batch = field_integer(j, "best_batch");
+  s.best_samples_per_s = field_number(j, "best_samples_per_s");
+  s.hit_limit = field_flag(j, "hit_limit");
+  s.probes.clear();
+  if (auto it = j.find("probes"); it != j.end() && it->is_array())
+    for (const auto& p : *it)
+      if (p.is_object()) s.probes.push_back(probe_from(p));
+}
+
+void to_json(nlohmann::json& j, const MemoryFitEntry& s) {
+  j = {{"model", s.model},
+       {"precision", s.precision},
+       {"fixed_bytes", s.fixed_bytes},
+       {"per_sample_bytes", s.per_sample_bytes},
+       {"points", s.points},
+       {"predicted_max_batch", s.predicted_max_batch}};
+  put_optional(j, "r2", s.r2);
+  put_optional(j, "memory_bytes", s.memory_bytes);
+}
+void from_json(const nlohmann::json& j, MemoryFitEntry& s) {
+  s.model = field_text(j, "model");
+  s.precision = field_text(j, "precision");
+  s.fixed_bytes = field_number(j, "fixed_bytes");
+  s.per_sample_bytes = field_number(j, "per_sample_bytes");
+  s.r2 = optional_number(j, "r2");
+  s.points = field_integer(j, "points");
+  s.memory_bytes = optional_integer(j, "memory_bytes");
+  s.predicted_max_batch = field_integer(j, "predicted_max_batch");
+}
+
+void to_json(nlohmann::json& j, const RunCapacitySection& s) {
+  j = {{"memory_limit_bytes", s.memory_limit_bytes}, {"limit_source", s.limit_source},
+       {"batch_search", s.batch_search}, {"memory_fit", s.memory_fit}};
+}
+void from_json(const nlohmann::json& j, RunCapacitySection& s) {
+  s.memory_limit_bytes = field_integer(j, "memory_limit_bytes");
+  s.limit_source = field_text(j, "limit_source");
+  s.batch_search = entries<BatchSearchEntry>(j, "batch_search");
+  s.memory_fit = entries<MemoryFitEntry>(j, "memory_fit");
+}
+
+// Every status has its counter, even at 0: a reader needs no default.
+void to_json(nlohmann::json& j, const SummarySection& s) {
+  j = {{"contended", s.contended}, {"compared", s.compared}};
+  for (int i = 0; i < kScenarioStatusCount; ++i) j[to_string(static_cast<ScenarioStatus>(i))] = s.by_status[i];
+  if (s.geomean) {
+    j["geomean_speedup"] = s.geomean->speedup;
+    j["geomean_ci_low"] = s.geomean->ci_low;
+    j["geomean_ci_high"] = s.geomean->ci_high;
+    j["geomean_ci_valid"] = s.geomean->ci_valid;
+  }
+}
+void from_json(const nlohmann::json& j, SummarySection& s) {
+  for (int i = 0; i < kScenarioStatusCount; ++i)  // "crashed" is 0 in files from before it
+    s.by_status[i] = field_count(j, to_string(static_cast<ScenarioStatus>(i)));
+  s.contended = field_count(j, "contended");
+  s.compared = field_count(j, "compared");
+  if (const auto g = optional_number(j, "geomean_speedup")) {
+    GeomeanSpeedup geo;
+    geo.speedup = *g;
+    geo.ci_low = field_number(j, "geomean_ci_low", geo.speedup);
+    geo.ci_high = field_number(j, "geomean_ci_high", geo.speedup);
+    geo.ci_valid = field_flag(j, "geomean_ci_valid", true);
+    s.geomean = geo;
+  }
+}
+
+}  // namespace tb

@@ -1,0 +1,141 @@
+// The built-in sections of results.json that components add after measuring: each a typed
+// struct with its JSON form defined once (sections.cpp), so writers fill fields and reporters
+// read fields; no component spells another's keys. In the file they sit under "extra" as
+// before (schema/results.schema.json); ScenarioResult::extra and RunResult::extra keep only
+// what no built-in section claims (a user's own sections).
+//
+// Reading is lenient on purpose: a section edited by hand or from an older trainbench reads
+// as far as it is well-formed (a missing or mistyped field takes its default, a section that
+// is not an object is absent), so every reporter renders partial results the same way ("-").
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <trainbench/capacity/flops.hpp>
+#include <trainbench/capacity/probe.hpp>
+#include <trainbench/capacity/projection.hpp>
+#include <trainbench/results/scenario_status.hpp>
+
+namespace tb {
+
+// extra.comparison: this scenario against the run's baseline (measure/comparison.cpp).
+struct ComparisonSection {
+  std::string baseline_id;
+  double speedup = 0, ci_low = 0, ci_high = 0;
+  bool ci_valid = true;  // false: too few segments for a 95% interval
+  std::string verdict;   // faster | slower | same | noisy | baseline
+};
+
+// extra.loss_parity: a reduced-precision scenario's loss curve against its fp32 twin.
+struct LossParitySection {
+  std::string reference_id;
+  double rel_drift = 0, tolerance = 0;
+  bool ok = true;
+  std::int64_t steps_compared = 0;
+};
+
+// extra.profile: the profiling pass of one scenario (profiling/torch/profile_pass.cpp).
+struct ProfileSection {
+  std::map<std::string, std::string> traces;  // kind (host, kineto) -> path relative to the results dir
+  std::optional<std::int64_t> window_steps;
+  std::optional<double> window_step_time_s;  // median of the profiled steps
+  std::optional<double> overhead_vs_timed;   // window step time / timed median - 1
+  std::optional<std::int64_t> dropped_host_spans;
+  std::string cupti_skipped;                 // why CUPTI was asked for and not run, else ""
+  nlohmann::json cupti;                      // profile_summary.hpp's summary; null when not collected
+};
+
+// extra.capacity of a scenario: FLOPs, MFU and the optional time-to-train projection
+// (capacity/utilization.hpp fills it).
+struct ScenarioCapacitySection {
+  std::optional<capacity::FlopCount> flops_per_sample;
+  double achieved_flops_per_s = 0;
+  double peak_flops_per_s = 0;  // 0: no peak known, and then no MFU
+  std::string peak_source, peak_detail;
+  double mfu = 0;
+  // Why the MFU is not a utilisation (above 100%), else "". Files written before this field
+  // existed get the same explanation when they are read.
+  std::string mfu_error;
+  std::optional<capacity::Projection> projection;
+};
+
+// One batch-size search (capacity/batch_search.hpp) of a model at a precision.
+struct BatchSearchEntry {
+  std::string model, precision;
+  std::int64_t max_batch = 0, best_batch = 0;  // 0: even the first probe did not fit
+  double best_samples_per_s = 0;
+  bool hit_limit = false;  // the search limit fit, so the true maximum may be larger
+  std::vector<capacity::Probe> probes;  // in the order taken
+};
+
+// One linear memory fit (capacity/memory_fit.hpp) of a model at a precision.
+struct MemoryFitEntry {
+  std::string model, precision;
+  double fixed_bytes = 0, per_sample_bytes = 0;
+  std::optional<double> r2;
+  std::int64_t points = 0;
+  std::optional<std::int64_t> memory_bytes;  // the limit it predicted for, if recorded
+  std::int64_t predicted_max_batch = 0;
+};
+
+// run extra.capacity: what `trainbench capacity` found (capacity/torch/capacity_search.cpp).
+struct RunCapacitySection {
+  std::int64_t memory_limit_bytes = 0;  // 0 when unknown
+  std::string limit_source;
+  std::vector<BatchSearchEntry> batch_search;
+  std::vector<MemoryFitEntry> memory_fit;
+};
+
+// The geometric mean of every compared scenario's speedup over the baseline.
+struct GeomeanSpeedup {
+  double speedup = 0, ci_low = 0, ci_high = 0;
+  bool ci_valid = true;
+};
+
+// run extra.summary: scenarios by status, and the run's geometric-mean speedup.
+struct SummarySection {
+  std::array<int, kScenarioStatusCount> by_status{};  // indexed by ScenarioStatus
+  int contended = 0, compared = 0;
+  std::optional<GeomeanSpeedup> geomean;
+  int count(ScenarioStatus s) const { return by_status[static_cast<int>(s)]; }
+};
+
+void to_json(nlohmann::json& j, const ComparisonSection& s);
+void from_json(const nlohmann::json& j, ComparisonSection& s);
+void to_json(nlohmann::json& j, const LossParitySection& s);
+void from_json(const nlohmann::json& j, LossParitySection& s);
+void to_json(nlohmann::json& j, const ProfileSection& s);
+void from_json(const nlohmann::json& j, ProfileSection& s);
+void to_json(nlohmann::json& j, const ScenarioCapacitySection& s);
+void from_json(const nlohmann::json& j, ScenarioCapacitySection& s);
+void to_json(nlohmann::json& j, const BatchSearchEntry& s);
+void from_json(const nlohmann::json& j, BatchSearchEntry& s);
+void to_json(nlohmann::json& j, const MemoryFitEntry& s);
+void from_json(const nlohmann::json& j, MemoryFitEntry& s);
+void to_json(nlohmann::json& j, const RunCapacitySection& s);
+void from_json(const nlohmann::json& j, RunCapacitySection& s);
+void to_json(nlohmann::json& j, const SummarySection& s);
+void from_json(const nlohmann::json& j, SummarySection& s);
+
+// Where each built-in section sits: ScenarioResult's and RunResult's to_json/from_json move a
+// section between its typed member and extra[key] with these.
+template <typename Section>
+void write_section(nlohmann::json& extra, const char* key, const std::optional<Section>& section) {
+  if (section) extra[key] = *section;
+}
+template <typename Section>
+void read_section(nlohmann::json& extra, const char* key, std::optional<Section>& section) {
+  if (!extra.is_object()) return;
+  const auto it = extra.find(key);
+  if (it == extra.end()) return;
+  if (it->is_object()) section = it->template get<Section>();
+  extra.erase(it);  // owned by the typed member from here on
+}
+
+}  // namespace tb
