@@ -7,15 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/matrix/precision_table.hpp>
 #include <trainbench/measure/host_load.hpp>
 
 namespace tb {
-
-enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
-
-const char* to_string(Precision p);
-std::optional<Precision> parse_precision(const std::string& s);
-const std::vector<std::string>& precision_names();
 
 // How a scenario is measured. It runs warmup_steps unmeasured steps once, then `rounds`
 // segments, one per round of a schedule that interleaves the matrix's scenarios in a new

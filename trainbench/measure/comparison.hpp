@@ -28,9 +28,10 @@ struct AnnotateOptions {
 //       baseline per-sample time / this per-sample time (per-sample = step time / effective
 //       batch, so scenarios with different batch sizes compare by throughput; with equal
 //       effective batches this is baseline_median / this_median). The baseline gets "baseline".
-//   extra["loss_parity"] (tf32, amp_fp16, amp_bf16 only) = {reference_id, rel_drift, tolerance,
-//       ok, steps_compared}: the fp32 scenario with the same other parameters (and seed) is the
-//       reference; see loss_drift().
+//   extra["loss_parity"] (every precision but the reference, fp32) = {reference_id, rel_drift,
+//       tolerance, ok, steps_compared}: the scenario at loss_reference_precision()
+//       (precision_table.hpp) with the same other parameters (and seed) is the reference; see
+//       loss_drift().
 // and run.extra["summary"] = {a count per status (ok, failed, ..., interrupted, crashed), contended,
 // compared, geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid}: the geometric
 // mean of the non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
