@@ -63,7 +63,9 @@ struct ScenarioParams {
   // When a scenario counts as contended (the matrix's "contention" section); not part of what
   // is measured, so not in the digest either.
   ContentionThresholds contention;
-  double test_delay_ms = 0.0;  // test-only: fixed delay added to every micro-batch (planted slowdown)
+  // Test-only planted slowdown: a slow input pipeline that hands every micro-batch over this much
+  // later (BatchStream), charged to data_wait whatever the worker count.
+  double test_delay_ms = 0.0;
 };
 
 // Stable identifier built from the axis values, e.g. "mlp/fp32/w0/a1/b64".
