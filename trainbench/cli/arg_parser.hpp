@@ -15,6 +15,7 @@ struct Option {
   std::string placeholder;  // "DIR" when the option takes a value; "" for a flag
   std::string help;         // may span lines ('\n'); indented under the option in the usage
   bool repeatable = false;  // every value is kept (--set); otherwise the last one counts
+  std::string short_name;   // "-v": the same option in one letter; "" when it has none
 
   bool takes_value() const { return !placeholder.empty(); }
 };
@@ -34,6 +35,7 @@ struct CommandSpec {
   std::string epilogue;               // e.g. the exit codes, after the options
   bool hidden = false;                // left out of `trainbench --help` (worker)
 
+  // The option named `name` (its long or its short name), nullptr when there is none.
   const Option* find(const std::string& name) const;
 };
 
@@ -65,7 +67,7 @@ class ParsedArgs {
 };
 
 // Parses `args` (without the program and command names). -h/--help anywhere stops parsing with
-// help() set. Throws InputError("command line", token, why) for an unknown option, a missing
+// help() set. An option given by its short name is recorded under its long name. Throws InputError("command line", token, why) for an unknown option, a missing
 // value, a value given to a flag, or a positional beyond those declared.
 ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::string>& args);
 
