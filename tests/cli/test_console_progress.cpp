@@ -115,7 +115,8 @@ TEST(ConsoleProgress, QuietAndVerboseAreOneChoice) {
                         Case{{"--verbose"}, Detail::verbose}, Case{{"-v"}, Detail::verbose}})
     EXPECT_EQ(tb::cli::progress_detail(tb::cli::parse_arguments(spec, c.args)), c.detail)
         << (c.args.empty() ? "(none)" : c.args[0]);
-  for (const auto& both : {std::vector<std::string>{"--quiet", "--verbose"}, std::vector<std::string>{"-v", "--quiet"}}) {
+  using Args = std::vector<std::string>;
+  for (const Args& both : {Args{"--quiet", "--verbose"}, Args{"-v", "--quiet"}}) {
     try {
       tb::cli::progress_detail(tb::cli::parse_arguments(spec, both));
       ADD_FAILURE() << "accepted " << both[0] << " " << both[1];

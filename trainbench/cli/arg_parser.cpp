@@ -42,7 +42,9 @@ std::string indent_continuations(const std::string& text, std::size_t indent) {
 
 const Option* CommandSpec::find(const std::string& option) const {
   const auto it = std::find_if(options.begin(), options.end(),
-                               [&](const Option& o) { return o.name == option || (!o.short_name.empty() && o.short_name == option); });
+                               [&](const Option& o) {
+                                 return o.name == option || (!o.short_name.empty() && o.short_name == option);
+                               });
   return it == options.end() ? nullptr : &*it;
 }
 

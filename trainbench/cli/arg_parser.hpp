@@ -66,9 +66,9 @@ class ParsedArgs {
   std::vector<std::string> positionals_;
 };
 
-// Parses `args` (without the program and command names). -h/--help anywhere stops parsing with
-// help() set. An option given by its short name is recorded under its long name. Throws InputError("command line", token, why) for an unknown option, a missing
-// value, a value given to a flag, or a positional beyond those declared.
+// Parses `args` (no program or command names); -h/--help anywhere stops parsing with help() set;
+// a short name is recorded as its long name. InputError("command line", token, why) for an
+// unknown option, a missing value, a value given to a flag, or a positional beyond those declared.
 ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::string>& args);
 
 // "usage: trainbench NAME ..." with the description, options (aligned) and epilogue.

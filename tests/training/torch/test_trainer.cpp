@@ -66,7 +66,7 @@ TEST(Trainer, AccumulationDiffersFromSingleMicroBatch) {
 // The planted slowdown (test_delay_ms) is a slow input pipeline: every micro-batch reaches the
 // trainer that much later whatever the worker count, and the step charges it to data_wait.
 TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
-  constexpr double kDelayS = 0.025;
+  constexpr double kDelayS = 0.05;
   for (const int workers : {0, 2}) {
     ScenarioParams p = mlp_params(8, 2);
     p.workers = workers;
@@ -77,10 +77,10 @@ TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
     Trainer trainer(p, *model, stream, c10::Device(c10::kCPU));
     StepSample s;
     trainer.step(s);
-    const double data_wait = s.phase_s[static_cast<std::size_t>(Phase::data_wait)];
-    const double forward = s.phase_s[static_cast<std::size_t>(Phase::forward)];
-    EXPECT_GE(data_wait, p.accumulation * kDelayS) << workers << " workers";
-    EXPECT_LT(forward, data_wait) << workers << " workers: the delay is no compute";
+    // Phases do not overlap, so a delay inside data_wait is in no compute phase. (An upper bound
+    // on forward would say the same but fails on a loaded machine.)
+    EXPECT_GE(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], p.accumulation * kDelayS)
+        << workers << " workers";
   }
 }
 

@@ -48,9 +48,9 @@ class PrecisionGuard {
 };
 
 // torch.autocast as a C++ scope, meant around forward + loss of each micro-batch. A no-op for
-// the modes the table does not autocast (fp32, tf32). Mirrors torch.autocast's __enter__/__exit__: saves and restores the device's
-// autocast flag and dtype and the cache flag, and clears the cast cache when the outermost scope
-// exits.
+// the modes the table does not autocast (fp32, tf32). Mirrors torch.autocast's __enter__/
+// __exit__: saves and restores the device's autocast flag and dtype and the cache flag, and
+// clears the cast cache when the outermost scope exits.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, c10::DeviceType device_type);
