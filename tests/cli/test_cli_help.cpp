@@ -78,4 +78,18 @@ TEST(CliHelp, MissingValuesAndStrayFlagsAreBadInput) {
   EXPECT_NE(output.find("extra: unexpected argument"), std::string::npos) << output;
 }
 
+// run and capacity print progress: both offer --verbose (-v) and refuse it beside --quiet.
+TEST(CliHelp, QuietAndVerboseAreOneChoice) {
+  for (const std::string command : {"run", "capacity"}) {
+    auto [rc, output] = trainbench(command + " --help");
+    EXPECT_EQ(rc, 0) << output;
+    EXPECT_NE(output.find("  -v, --verbose "), std::string::npos) << command << "\n" << output;
+    std::tie(rc, output) = trainbench(command + " m.json --quiet -v");
+    EXPECT_EQ(rc, 2) << command << "\n" << output;
+    EXPECT_NE(output.find("trainbench " + command + ": command line: --verbose: --quiet and --verbose together"),
+              std::string::npos)
+        << output;
+  }
+}
+
 }  // namespace

@@ -1,11 +1,17 @@
 // The console's view of a run: the plan line, rounds with the time left, one line per finished
-// scenario with its status (coloured only when asked), warnings, and the durations it prints.
+// scenario with its status (coloured only when asked), warnings, the durations it prints, and
+// what --verbose adds (and its clash with --quiet).
 #include <trainbench/cli/console_progress.hpp>
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <vector>
+
+#include <trainbench/cli/progress_options.hpp>
+#include <trainbench/support/error.hpp>
 
 namespace {
 
@@ -38,9 +44,9 @@ TEST(ConsoleProgress, PlanRoundsAndScenarioLines) {
   std::ostringstream out;
   ConsoleProgress console(out, false);
   console.run_started({"quick", "id1", "cpu", "results/x", 2, 2, 3, true, false});
-  console.round_finished(0, 3);
-  console.round_finished(2, 3);
-  console.round_finished(3, 3);
+  console.round_finished(0, 3, {"mlp/fp32/w0/a1/b32"});
+  console.round_finished(2, 3, {"mlp/fp32/w0/a1/b32"});
+  console.round_finished(3, 3, {});
   console.scenario_finished(1, 2, measured("mlp/fp32/w0/a1/b32"));
   console.scenario_finished(2, 2, failed("mlp/amp_fp16/w0/a1/b32", "needs CUDA"));
   const std::string text = out.str();
@@ -55,6 +61,70 @@ TEST(ConsoleProgress, PlanRoundsAndScenarioLines) {
       << text;
   EXPECT_NE(text.find("[2/2] mlp/amp_fp16/w0/a1/b32 ... failed: needs CUDA\n"), std::string::npos) << text;
   EXPECT_EQ(text.find('\033'), std::string::npos) << "no colour was asked for";
+  EXPECT_EQ(text.find("still going"), std::string::npos) << "verbose lines only when asked for";
+  EXPECT_EQ(text.find("median "), std::string::npos) << "verbose lines only when asked for";
+}
+
+ScenarioResult segmented(const std::string& id) {
+  ScenarioResult r = measured(id);
+  r.step_time_s.ci_low = 0.0119;
+  r.step_time_s.ci_high = 0.0123;
+  r.step_time_s.ci_method = "segments";
+  r.stop_reason = "target_ci";
+  for (double median : {0.0120, 0.0121, 0.0123}) r.segments.push_back({.steps = 4, .median_s = median});
+  return r;
+}
+
+TEST(ConsoleProgress, VerboseAddsStillGoingAndAScenarioDetailLine) {
+  std::ostringstream out;
+  ConsoleProgress console(out, false, tb::cli::Detail::verbose);
+  console.run_started({"quick", "id1", "cpu", "results/x", 3, 3, 2, true, false});
+  console.round_finished(0, 2, {"a", "b"});
+  console.round_finished(2, 2, {});
+  console.scenario_finished(1, 3, segmented("a"));
+  console.scenario_finished(2, 3, measured("b"));
+  console.scenario_finished(3, 3, failed("c", "needs CUDA"));
+  const std::string text = out.str();
+  const std::string number = R"(\d+\.\d\d)";
+  struct Case {
+    const char* what;
+    std::string pattern;
+  };
+  const Case cases[] = {
+      {"round 1 lists both", R"(round 1/2 done, [^\n]*\n      still going \(2\): a b\n)"},
+      {"an extra round with none left", R"(round 3 \(extra\) done, \d+ s\n      still going \(0\): none\n)"},
+      {"interval, stop reason, segments",
+       R"(\[1/3\] a \.\.\. ok [^\n]*\n      median )" + number + R"( ms/step, 95% interval \[)" + number + ", " +
+           number + R"(\] ms \(\+-\d+\.\d%, segments\), stop: target_ci, 3 segments:( )" + number + R"(){3} ms\n)"},
+      {"no interval, no segments",
+       R"(\[2/3\] b \.\.\. ok [^\n]*\n      median )" + number +
+           R"( ms/step, no 95% interval, stop: max_steps, 0 segments\n)"},
+      {"a failure has nothing more", R"(\[3/3\] c \.\.\. failed: needs CUDA\n$)"},
+  };
+  for (const Case& c : cases) EXPECT_TRUE(std::regex_search(text, std::regex(c.pattern))) << c.what << "\n" << text;
+}
+
+TEST(ConsoleProgress, QuietAndVerboseAreOneChoice) {
+  using tb::cli::Detail;
+  const tb::cli::CommandSpec spec{.name = "run", .options = {tb::cli::kQuietOption, tb::cli::kVerboseOption}};
+  struct Case {
+    std::vector<std::string> args;
+    std::optional<Detail> detail;
+  };
+  for (const Case& c : {Case{{}, Detail::normal}, Case{{"--quiet"}, std::nullopt},
+                        Case{{"--verbose"}, Detail::verbose}, Case{{"-v"}, Detail::verbose}})
+    EXPECT_EQ(tb::cli::progress_detail(tb::cli::parse_arguments(spec, c.args)), c.detail)
+        << (c.args.empty() ? "(none)" : c.args[0]);
+  using Args = std::vector<std::string>;
+  for (const Args& both : {Args{"--quiet", "--verbose"}, Args{"-v", "--quiet"}}) {
+    try {
+      tb::cli::progress_detail(tb::cli::parse_arguments(spec, both));
+      ADD_FAILURE() << "accepted " << both[0] << " " << both[1];
+    } catch (const tb::InputError& e) {
+      EXPECT_STREQ(e.what(), "command line: --verbose: --quiet and --verbose together: choose one");
+    }
+  }
+  EXPECT_NE(tb::cli::format_usage(spec).find("  -v, --verbose  "), std::string::npos) << tb::cli::format_usage(spec);
 }
 
 TEST(ConsoleProgress, ResumeLineAndSequentialTimeLeft) {

@@ -67,7 +67,11 @@ TEST(HtmlReporter, InlinesItsAssetsVerbatim) {
   const std::string html = render(reporter, run);
   EXPECT_NE(html.find(std::string("<style>") + html_assets::kStyle + "</style>"), std::string::npos);
   EXPECT_NE(html.find(std::string("<script>") + html_assets::kPrelude + "</script>"), std::string::npos);
-  EXPECT_NE(html.find(std::string("<script>") + html_assets::kDrawScript + "</script>"), std::string::npos);
+  EXPECT_NE(html.find("<script>" + html_assets::draw_script() + "</script>"), std::string::npos);
+  // The chart colours, built from the precision table, as they were written by hand before it.
+  EXPECT_NE(html.find("\n  var PRECISION_COLORS = { fp32: '#0969da', tf32: '#8250df', amp_fp16: '#bc4c00', "
+                      "amp_bf16: '#1a7f37' };\n  var VERDICT_COLORS"),
+            std::string::npos);
   EXPECT_NE(html.find("id=\"tb-data\">\n" + HtmlReporter::data_block(run) + "\n</script>"), std::string::npos);
 }
 

@@ -21,6 +21,15 @@ constexpr std::array<DatasheetEntry, 5> kDatasheet = {{
     {"A100", "NVIDIA A100", 312.0, 156.0, 19.5},
 }};
 
+double column(const DatasheetEntry& e, DatasheetPeak peak) {
+  switch (peak) {
+    case DatasheetPeak::tensor16: return e.bf16_fp16;
+    case DatasheetPeak::tf32: return e.tf32;
+    case DatasheetPeak::fp32: break;
+  }
+  return e.fp32;
+}
+
 }  // namespace
 
 double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s) {
@@ -41,16 +50,9 @@ std::string mfu_error(double mfu) {
 std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision) {
   for (const auto& e : kDatasheet) {
     if (device_name.find(e.name_pattern) == std::string::npos) continue;
-    double tflops = e.fp32;
-    const char* what = "fp32";
-    switch (precision) {
-      case Precision::amp_bf16: tflops = e.bf16_fp16; what = "bf16"; break;
-      case Precision::amp_fp16: tflops = e.bf16_fp16; what = "fp16"; break;
-      case Precision::tf32: tflops = e.tf32; what = "tf32"; break;
-      case Precision::fp32: break;
-    }
-    return PeakFlops{tflops * 1e12, kPeakSourceTable,
-                     std::string(e.label) + " datasheet, dense " + what};
+    const PrecisionDefinition& mode = definition(precision);
+    return PeakFlops{column(e, mode.datasheet_peak) * 1e12, kPeakSourceTable,
+                     std::string(e.label) + " datasheet, dense " + mode.datasheet_label};
   }
   return std::nullopt;
 }

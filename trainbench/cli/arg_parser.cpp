@@ -24,7 +24,8 @@ std::string positional_names(const CommandSpec& spec) {
 }
 
 std::string option_label(const Option& o) {
-  return o.takes_value() ? o.name + " " + o.placeholder : o.name;
+  const std::string names = o.short_name.empty() ? o.name : o.short_name + ", " + o.name;
+  return o.takes_value() ? names + " " + o.placeholder : names;
 }
 
 // `text` with every line after the first indented by `indent` spaces.
@@ -41,7 +42,9 @@ std::string indent_continuations(const std::string& text, std::size_t indent) {
 
 const Option* CommandSpec::find(const std::string& option) const {
   const auto it = std::find_if(options.begin(), options.end(),
-                               [&](const Option& o) { return o.name == option; });
+                               [&](const Option& o) {
+                                 return o.name == option || (!o.short_name.empty() && o.short_name == option);
+                               });
   return it == options.end() ? nullptr : &*it;
 }
 
@@ -106,7 +109,7 @@ ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::strin
       TB_CHECK_INPUT(i + 1 < args.size(), kWhere, name, "needs a value (", option->placeholder, ")");
       value = args[++i];
     }
-    parsed.options_.emplace_back(name, std::move(value));
+    parsed.options_.emplace_back(option->name, std::move(value));
   }
   return parsed;
 }

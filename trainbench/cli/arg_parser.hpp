@@ -15,6 +15,7 @@ struct Option {
   std::string placeholder;  // "DIR" when the option takes a value; "" for a flag
   std::string help;         // may span lines ('\n'); indented under the option in the usage
   bool repeatable = false;  // every value is kept (--set); otherwise the last one counts
+  std::string short_name;   // "-v": the same option in one letter; "" when it has none
 
   bool takes_value() const { return !placeholder.empty(); }
 };
@@ -34,6 +35,7 @@ struct CommandSpec {
   std::string epilogue;               // e.g. the exit codes, after the options
   bool hidden = false;                // left out of `trainbench --help` (worker)
 
+  // The option named `name` (its long or its short name), nullptr when there is none.
   const Option* find(const std::string& name) const;
 };
 
@@ -64,9 +66,9 @@ class ParsedArgs {
   std::vector<std::string> positionals_;
 };
 
-// Parses `args` (without the program and command names). -h/--help anywhere stops parsing with
-// help() set. Throws InputError("command line", token, why) for an unknown option, a missing
-// value, a value given to a flag, or a positional beyond those declared.
+// Parses `args` (no program or command names); -h/--help anywhere stops parsing with help() set;
+// a short name is recorded as its long name. InputError("command line", token, why) for an
+// unknown option, a missing value, a value given to a flag, or a positional beyond those declared.
 ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::string>& args);
 
 // "usage: trainbench NAME ..." with the description, options (aligned) and epilogue.

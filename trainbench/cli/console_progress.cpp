@@ -41,12 +41,37 @@ double remaining_s(double elapsed_s, double done, double total) {
   return elapsed_s / done * (total - done);
 }
 
-ConsoleProgress::ConsoleProgress(std::ostream& out, bool colour) : out_(out), colour_(colour) {}
+std::string scenario_detail(const ScenarioResult& r) {
+  const Distribution& t = r.step_time_s;
+  char text[160];
+  std::snprintf(text, sizeof text, "median %.2f ms/step, ", t.median * 1e3);
+  std::string line = text;
+  if (t.has_interval() && t.median > 0)
+    std::snprintf(text, sizeof text, "95%% interval [%.2f, %.2f] ms (+-%.1f%%, %s)", t.ci_low * 1e3,
+                  t.ci_high * 1e3, (t.ci_high - t.ci_low) / 2 / t.median * 100, t.ci_method.c_str());
+  else
+    std::snprintf(text, sizeof text, "no 95%% interval");
+  line += text;
+  line += ", stop: " + (r.stop_reason.empty() ? std::string("-") : r.stop_reason);
+  line += ", " + std::to_string(r.segments.size()) + (r.segments.size() == 1 ? " segment" : " segments");
+  if (!r.segments.empty()) {
+    line += ":";
+    for (const Segment& s : r.segments) {
+      std::snprintf(text, sizeof text, " %.2f", s.median_s * 1e3);
+      line += text;
+    }
+    line += " ms";
+  }
+  return line;
+}
 
-ConsoleProgress::ConsoleProgress(std::ostream& out) : ConsoleProgress(out, [&out] {
+ConsoleProgress::ConsoleProgress(std::ostream& out, bool colour, Detail detail)
+    : out_(out), colour_(colour), detail_(detail) {}
+
+ConsoleProgress::ConsoleProgress(std::ostream& out, Detail detail) : ConsoleProgress(out, [&out] {
   const char* no_colour = std::getenv("NO_COLOR");
   return &out == &std::cout && isatty(STDOUT_FILENO) == 1 && (no_colour == nullptr || *no_colour == '\0');
-}()) {}
+}(), detail) {}
 
 double ConsoleProgress::elapsed_s() const {
   return std::chrono::duration<double>(Clock::now() - start_).count();
@@ -71,12 +96,19 @@ void ConsoleProgress::run_started(const RunPlan& plan) {
   out_.flush();
 }
 
-void ConsoleProgress::round_finished(int round, int planned) {
+void ConsoleProgress::round_finished(int round, int planned, const std::vector<std::string>& still_going) {
   const double elapsed = elapsed_s();
   out_ << "round " << round + 1 << (round < planned ? "/" + std::to_string(planned) : " (extra)")
        << " done, " << static_cast<int>(elapsed) << " s";
   if (round + 1 < planned) out_ << ", ~" << format_duration(remaining_s(elapsed, round + 1, planned)) << " left";
-  out_ << "\n" << std::flush;
+  out_ << "\n";
+  if (detail_ == Detail::verbose) {
+    out_ << "      still going (" << still_going.size() << "):";
+    for (const std::string& id : still_going) out_ << " " << id;
+    if (still_going.empty()) out_ << " none";
+    out_ << "\n";
+  }
+  out_ << std::flush;
 }
 
 void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, const ScenarioResult& r) {
@@ -102,6 +134,8 @@ void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, con
          << format_duration(remaining_s(elapsed_s(), static_cast<double>(done), static_cast<double>(total)))
          << " left]";
   if (r.status == ScenarioStatus::diverged) out_ << "\n      " << r.message;
+  if (detail_ == Detail::verbose && (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged))
+    out_ << "\n      " << scenario_detail(r);
   out_ << "\n" << std::flush;
 }
 

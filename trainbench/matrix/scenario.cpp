@@ -1,6 +1,5 @@
 #include <trainbench/matrix/scenario.hpp>
 
-#include <array>
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
@@ -9,23 +8,6 @@
 #include <trainbench/support/json_integer.hpp>
 
 namespace tb {
-
-namespace {
-constexpr std::array<const char*, 4> kPrecisionNames = {"fp32", "tf32", "amp_fp16", "amp_bf16"};
-}
-
-const char* to_string(Precision p) { return kPrecisionNames[static_cast<int>(p)]; }
-
-std::optional<Precision> parse_precision(const std::string& s) {
-  for (std::size_t i = 0; i < kPrecisionNames.size(); ++i)
-    if (s == kPrecisionNames[i]) return static_cast<Precision>(i);
-  return std::nullopt;
-}
-
-const std::vector<std::string>& precision_names() {
-  static const std::vector<std::string> names(kPrecisionNames.begin(), kPrecisionNames.end());
-  return names;
-}
 
 std::string scenario_id(const ScenarioParams& p) { return scenario_id_without(p, ""); }
 

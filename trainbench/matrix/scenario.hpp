@@ -7,15 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/matrix/precision_table.hpp>
 #include <trainbench/measure/host_load.hpp>
 
 namespace tb {
-
-enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
-
-const char* to_string(Precision p);
-std::optional<Precision> parse_precision(const std::string& s);
-const std::vector<std::string>& precision_names();
 
 // How a scenario is measured. It runs warmup_steps unmeasured steps once, then `rounds`
 // segments, one per round of a schedule that interleaves the matrix's scenarios in a new
@@ -68,7 +63,9 @@ struct ScenarioParams {
   // When a scenario counts as contended (the matrix's "contention" section); not part of what
   // is measured, so not in the digest either.
   ContentionThresholds contention;
-  double test_delay_ms = 0.0;  // test-only: fixed delay added to every micro-batch (planted slowdown)
+  // Test-only planted slowdown: a slow input pipeline that hands every micro-batch over this much
+  // later (BatchStream), charged to data_wait whatever the worker count.
+  double test_delay_ms = 0.0;
 };
 
 // Stable identifier built from the axis values, e.g. "mlp/fp32/w0/a1/b64".

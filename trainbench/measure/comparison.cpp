@@ -27,7 +27,7 @@ int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured
 // Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
 nlohmann::json parity_key(const ScenarioParams& p) {
   ScenarioParams q = p;
-  q.precision = Precision::fp32;
+  q.precision = loss_reference_precision();
   nlohmann::json k = scenario_key(q);
   k["seed"] = p.seed;
   k["learning_rate"] = p.learning_rate;
@@ -165,12 +165,13 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                                      stats::to_string(stats::classify(r, options.same_threshold))};
   }
 
+  const Precision reference = loss_reference_precision();
   for (auto& s : run.scenarios) {
-    if (s.status != ScenarioStatus::ok || s.params.precision == Precision::fp32) continue;
+    if (s.status != ScenarioStatus::ok || s.params.precision == reference) continue;
     const auto key = parity_key(s.params);
     const ScenarioResult* ref = nullptr;
     for (const auto& cand : run.scenarios)
-      if (cand.status == ScenarioStatus::ok && cand.params.precision == Precision::fp32 &&
+      if (cand.status == ScenarioStatus::ok && cand.params.precision == reference &&
           parity_key(cand.params) == key) {
         ref = &cand;
         break;

@@ -28,8 +28,9 @@ struct AnnotateOptions {
 //       baseline per-sample time / this per-sample time (per-sample = step time / effective
 //       batch, so scenarios with different batch sizes compare by throughput; with equal
 //       effective batches this is baseline_median / this_median). The baseline gets "baseline".
-//   loss_parity (LossParitySection; reduced precisions only): the fp32 scenario with the same
-//       other parameters (and seed) is the reference; see loss_drift().
+//   loss_parity (LossParitySection; every precision but the reference): the scenario at
+//       loss_reference_precision() (precision_table.hpp) with the same other parameters (and
+//       seed) is the reference; see loss_drift().
 // and run.summary: a count per status, contended, compared, and the geometric mean of the
 // non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
 // scenario. Diverged scenarios are never compared.

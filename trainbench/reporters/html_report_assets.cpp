@@ -1,5 +1,7 @@
 #include <trainbench/reporters/html_report_assets.hpp>
 
+#include <trainbench/matrix/precision_table.hpp>
+
 namespace tb::html_assets {
 
 const char* const kStyle = R"css(
@@ -42,15 +44,29 @@ window.addEventListener('error', function (e) {
 });
 )js";
 
-const char* const kDrawScript = R"js(
+namespace {
+
+const char* const kDrawScriptHead = R"js(
 (function () {
   'use strict';
   var status = document.getElementById('tb-chart-status');
   var data = JSON.parse(document.getElementById('tb-data').textContent);
   var PALETTE = ['#0969da', '#1a7f37', '#bf8700', '#8250df', '#cf222e', '#1b7c83', '#bc4c00',
                  '#6e7781'];
-  var PRECISION_COLORS = { fp32: '#0969da', tf32: '#8250df', amp_fp16: '#bc4c00', amp_bf16: '#1a7f37' };
-  var VERDICT_COLORS = { faster: '#2da44e', slower: '#cf222e', same: '#8c959f', noisy: '#8c959f' };
+)js";
+
+// "  var PRECISION_COLORS = { fp32: '#0969da', ... };" from the precision table.
+std::string precision_colours_line() {
+  std::string line = "  var PRECISION_COLORS = {";
+  const char* separator = " ";
+  for (const PrecisionDefinition& d : precision_table()) {
+    line += separator + std::string(d.name) + ": '" + d.chart_colour + "'";
+    separator = ", ";
+  }
+  return line + " };\n";
+}
+
+const char* const kDrawScriptBody = R"js(  var VERDICT_COLORS = { faster: '#2da44e', slower: '#cf222e', same: '#8c959f', noisy: '#8c959f' };
 
   // Whiskers for [low, high] intervals on bar charts (dataset.errorBars), plus a dashed
   // reference line at y = dataset.referenceLine.
@@ -206,5 +222,12 @@ const char* const kDrawScript = R"js(
     (window.__tbErrorMessages.length ? '; errors: ' + window.__tbErrorMessages.join('; ') : '');
 })();
 )js";
+
+}  // namespace
+
+const std::string& draw_script() {
+  static const std::string script = kDrawScriptHead + precision_colours_line() + kDrawScriptBody;
+  return script;
+}
 
 }  // namespace tb::html_assets

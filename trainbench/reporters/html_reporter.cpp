@@ -312,7 +312,7 @@ void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
 
   os << "<script type=\"application/json\" id=\"tb-data\">\n" << data_block(run) << "\n</script>\n";
   if (!chartjs.empty()) os << "<script>\n" << script_safe(chartjs) << "\n</script>\n";
-  os << "<script>" << html_assets::kDrawScript << "</script>\n</body>\n</html>\n";
+  os << "<script>" << html_assets::draw_script() << "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace tb

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <trainbench/results/results.hpp>
 
@@ -30,7 +31,8 @@ class RunListener {
   virtual void run_started(const RunPlan&) {}
   // Interleaved schedules: round `round` (0-based) of every active scenario is done; rounds at
   // or past `planned` are extra rounds for scenarios still wider than their target.
-  virtual void round_finished(int /*round*/, int /*planned*/) {}
+  // `still_going`: the ids of the scenarios that measure another round.
+  virtual void round_finished(int /*round*/, int /*planned*/, const std::vector<std::string>& /*still_going*/) {}
   // A scenario finished (any status); `done` counts finished scenarios, 1..total.
   virtual void scenario_finished(std::size_t /*done*/, std::size_t /*total*/, const ScenarioResult&) {}
   // Results, reports and history are written (or failed: warnings came first). `results_path`

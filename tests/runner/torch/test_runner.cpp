@@ -32,9 +32,11 @@ struct RecordingListener final : RunListener {
     plan = p;
     events.push_back("start");
   }
-  void round_finished(int round, int planned) override {
+  void round_finished(int round, int planned, const std::vector<std::string>& still_going) override {
     events.push_back("round " + std::to_string(round) + "/" + std::to_string(planned));
+    going_after_round.push_back(still_going.size());
   }
+  std::vector<std::size_t> going_after_round;  // how many scenarios measure the next round
   void scenario_finished(std::size_t done, std::size_t total, const ScenarioResult& r) override {
     events.push_back("scenario " + std::to_string(done) + "/" + std::to_string(total) + " " + r.id);
   }
@@ -157,6 +159,8 @@ TEST(Runner, ScenariosAreMeasuredInInterleavedSegments) {
       "start", "round 0/4", "round 1/4", "round 2/4", "round 3/4",
       "scenario 1/2 " + run.scenarios[0].id, "scenario 2/2 " + run.scenarios[1].id, "finish 2"};
   EXPECT_EQ(listener.events, expected);
+  // Both scenarios go on after each round but the last (no extra rounds: max_rounds = rounds).
+  EXPECT_EQ(listener.going_after_round, (std::vector<std::size_t>{2, 2, 2, 0}));
   for (const auto& s : run.scenarios) {
     ASSERT_EQ(s.status, ScenarioStatus::ok) << s.message;
     ASSERT_EQ(s.segments.size(), 4u);

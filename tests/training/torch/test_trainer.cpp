@@ -1,5 +1,6 @@
 // The training step: gradient accumulation over k micro-batches equals one batch k times larger;
-// the loss falls on every built-in model; the step reports phases that add up.
+// the loss falls on every built-in model; the step reports phases that add up; a planted input
+// delay lands in data_wait.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -60,6 +61,27 @@ TEST(Trainer, AccumulationDiffersFromSingleMicroBatch) {
   bool any_diff = false;
   for (std::size_t i = 0; i < big.size(); ++i) any_diff |= !at::allclose(big[i], small[i], 1e-5, 1e-6);
   EXPECT_TRUE(any_diff);
+}
+
+// The planted slowdown (test_delay_ms) is a slow input pipeline: every micro-batch reaches the
+// trainer that much later whatever the worker count, and the step charges it to data_wait.
+TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
+  constexpr double kDelayS = 0.05;
+  for (const int workers : {0, 2}) {
+    ScenarioParams p = mlp_params(8, 2);
+    p.workers = workers;
+    p.test_delay_ms = kDelayS * 1e3;
+    auto source = Registry::instance().dataset("synthetic").factory({p.dataset_options, 1});
+    auto model = Registry::instance().model("mlp").factory(p.model_options, source->info());
+    BatchStream stream(source, p.batch, p.workers, p.test_delay_ms);
+    Trainer trainer(p, *model, stream, c10::Device(c10::kCPU));
+    StepSample s;
+    trainer.step(s);
+    // Phases do not overlap, so a delay inside data_wait is in no compute phase. (An upper bound
+    // on forward would say the same but fails on a loaded machine.)
+    EXPECT_GE(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], p.accumulation * kDelayS)
+        << workers << " workers";
+  }
 }
 
 struct ModelCase {

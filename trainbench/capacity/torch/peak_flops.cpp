@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/precision.hpp>
 
 // Why the peak is measured this way (issue 8: the bf16 CPU peak came out 1.92, 0.268 and
 // 2.1 TFLOP/s in three runs while fp32 stayed put, and an MFU of 107% followed).
@@ -66,26 +67,6 @@ class Tf32Flag {
  private:
   bool previous_;
 };
-
-c10::ScalarType operand_type(Precision precision) {
-  switch (precision) {
-    case Precision::amp_bf16: return at::kBFloat16;
-    case Precision::amp_fp16: return at::kHalf;
-    case Precision::fp32:
-    case Precision::tf32: return at::kFloat;
-  }
-  return at::kFloat;
-}
-
-const char* dtype_name(Precision precision) {
-  switch (precision) {
-    case Precision::amp_bf16: return "bfloat16";
-    case Precision::amp_fp16: return "float16";
-    case Precision::tf32: return "tf32";
-    case Precision::fp32: return "float32";
-  }
-  return "float32";
-}
 
 double median_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -176,15 +157,16 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
   const bool cuda = device == "cuda";
   if (cuda && !torch::cuda::is_available())
     throw ScenarioSkipped("matmul peak on cuda: no CUDA device available");
-  if (!cuda && precision == Precision::tf32)
-    throw ScenarioSkipped("matmul peak: TF32 is a CUDA tensor-core mode; no CPU equivalent");
+  const PrecisionDefinition& mode = definition(precision);
+  if (!cuda && mode.tf32_math)
+    throw ScenarioSkipped(std::string("matmul peak: ") + mode.cpu_unsupported);
   std::vector<int> sizes = options.sizes;
   if (sizes.empty()) sizes = cuda ? std::vector<int>{4096, 8192, 16384} : std::vector<int>{768, 1024, 1536};
   const int repeats = std::max(1, options.min_repeats);
 
-  const Tf32Flag tf32(precision == Precision::tf32);
+  const Tf32Flag tf32(mode.tf32_math);
   const auto tensor_options = at::TensorOptions()
-                                  .dtype(operand_type(precision))
+                                  .dtype(scalar_type(mode.reduced_dtype))
                                   .device(cuda ? c10::Device(c10::kCUDA) : c10::Device(c10::kCPU));
   std::vector<SizeRun> runs;
   for (int n : sizes) {
@@ -215,7 +197,7 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
     for (auto& run : runs) run.per_matmul_s.push_back(time_block(run, cuda) / run.group);
 
   PeakResult r;
-  r.dtype = dtype_name(precision);
+  r.dtype = matmul_operands(precision);
   r.device = device;
   r.threads = at::get_num_threads();
   for (const auto& run : runs) r.sizes.push_back(summarize(run));

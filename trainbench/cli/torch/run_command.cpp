@@ -8,6 +8,7 @@
 #include <trainbench/capacity/torch/capacity_search.hpp>
 #include <trainbench/cli/console_progress.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/progress_options.hpp>
 #include <trainbench/matrix/isolation_settings.hpp>
 #include <trainbench/matrix/matrix.hpp>
 #include <trainbench/matrix/matrix_listing.hpp>
@@ -30,7 +31,6 @@ const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. -
 const Option kOutOption{"--out", "DIR", "results folder (default results/<run-id>/)"};
 const Option kMemoryBudgetOption{"--memory-budget", "SIZE",
                                  "CPU: a scenario whose peak RSS exceeds SIZE (e.g. 2GiB) is \"oom\""};
-const Option kQuietOption{"--quiet", "", "no progress lines or console table (the reports are still written)"};
 
 // run's command line as read from its option table.
 struct RunArgs {
@@ -42,7 +42,7 @@ struct RunArgs {
   std::int64_t memory_budget = 0;
   std::string history = "results/history.sqlite";
   std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
-  bool quiet = false;
+  std::optional<Detail> progress = Detail::normal;  // std::nullopt: --quiet
 };
 
 RunArgs read_run_args(const ParsedArgs& p) {
@@ -57,7 +57,7 @@ RunArgs read_run_args(const ParsedArgs& p) {
   if (const auto flag = p.last_of({"--history", "--no-history"}); flag == "--no-history") a.history.clear();
   else if (!flag.empty()) a.history = *p.value("--history");
   if (const auto flag = p.last_of({"--isolate", "--no-isolate"}); !flag.empty()) a.isolate = flag == "--isolate";
-  a.quiet = p.has("--quiet");
+  a.progress = progress_detail(p);
   return a;
 }
 
@@ -76,7 +76,7 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
 
 // Reads the matrix with its run settings (isolation, a planted crash) and the report formats.
 // InputError for anything wrong, before anything runs.
-void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, RunListener& console) {
+void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, ConsoleProgress& console) {
   auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
   spec = std::move(loaded.spec);
   options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
@@ -86,7 +86,7 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, RunLi
   if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
   TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
                  "\"max\" (a capacity search) cannot run with --isolate; give the batch");
-  options.listener = a.quiet ? nullptr : &console;
+  options.listener = a.progress ? &console : nullptr;
   options.profile = a.profile;
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
@@ -113,7 +113,7 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
                  "empty; name the matrix: trainbench run MATRIX --resume ", dir);
   MatrixSpec spec;
   RunOptions options;
-  ConsoleProgress console(out);
+  ConsoleProgress console(out, a.progress.value_or(Detail::normal));
   load_for_run(a, spec, options, console);
 
   const auto environment = capture_environment({}, spec.defaults.seed);
@@ -150,7 +150,7 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   if (a.matrix.empty()) a.matrix = default_matrix();
   MatrixSpec spec;
   RunOptions options;
-  ConsoleProgress console(out);
+  ConsoleProgress console(out, a.progress.value_or(Detail::normal));
   load_for_run(a, spec, options, console);
   options.out_dir = a.out_dir;
   // Recorded in results.json; `run --resume` reads it back through this same option table.
@@ -179,8 +179,8 @@ int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
   options.run_id = make_run_id(spec) + "-capacity";
   options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
   ensure_writable_dir(options.out_dir);
-  ConsoleProgress console(out);
-  options.listener = a.quiet ? nullptr : &console;
+  ConsoleProgress console(out, a.progress.value_or(Detail::normal));
+  options.listener = a.progress ? &console : nullptr;
   options.memory_budget_bytes = a.memory_budget;
   options.profile = false;
   options.formats = {"md", "html"};
@@ -244,7 +244,8 @@ const Command& run_command() {
                    {"--no-isolate", "", "all scenarios in this process (overrides the matrix's \"isolate\")"},
                    {"--resume", "DIR", "finish the interrupted run saved in DIR"},
                    {"--force", "", "with --resume: resume even when the matrix or the hardware changed"},
-                   kQuietOption},
+                   kQuietOption,
+                   kVerboseOption},
        .epilogue =
            "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input\n"
            "(nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
@@ -269,11 +270,11 @@ const Command& capacity_command() {
   static const Command command{
       {.name = "capacity",
        .summary = "largest and fastest batch per model and precision",
-       .synopses = {"MATRIX [--memory-budget SIZE] [--out DIR] [--set PATH=JSON]..."},
+       .synopses = {"MATRIX [--memory-budget SIZE] [--out DIR] [--set PATH=JSON]... [--quiet | --verbose]"},
        .description = "Searches the largest batch that fits and the fastest one, per model and precision;\n"
                       "writes a capacity report (md, html) to DIR.\n",
        .positionals = {kMatrixPositional},
-       .options = {kMemoryBudgetOption, kOutOption, kSetOption, kQuietOption},
+       .options = {kMemoryBudgetOption, kOutOption, kSetOption, kQuietOption, kVerboseOption},
        .epilogue = "exit codes: 0 ok, 2 bad input, 5 an output could not be written\n"},
       capacity};
   return command;

@@ -52,6 +52,7 @@ class IsolatedScenarioTable final : public ScenarioSet {
   ~IsolatedScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }
+  std::string id(std::size_t i) const override { return slots_[i].id; }
   bool active(std::size_t i) const override { return !slots_[i].result.has_value(); }
   bool converged(std::size_t i) const override { return slots_[i].converged; }
   void segment(std::size_t i, int round) override;

@@ -55,6 +55,16 @@ ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options) 
 
 namespace {
 
+// The ids of the scenarios that measure round `next`: every active one within the planned
+// rounds, past them only those whose interval is still wider than the target.
+std::vector<std::string> still_going(const ScenarioSet& table, const StoppingRule& rule, int next) {
+  std::vector<std::string> ids;
+  if (next >= rule.max_rounds) return ids;
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table.active(i) && (next < rule.rounds || !table.converged(i))) ids.push_back(table.id(i));
+  return ids;
+}
+
 // The schedule over `table`: interleaved rounds in a new shuffled order each round, or every
 // scenario to its end in turn. An interrupt stops it between segments, and every scenario not
 // finished then is marked "interrupted". `save` runs after every round (or scenario).
@@ -80,7 +90,7 @@ void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t se
         any = true;
       }
       if (interrupted()) break;
-      if (listener && any) listener->round_finished(round, rule.rounds);
+      if (listener && any) listener->round_finished(round, rule.rounds, still_going(table, rule, round + 1));
       save();
       if (!any) break;
     }

@@ -172,7 +172,7 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.profile_pass.emplace(p, options.profile);
   s.source = make_source(p);
   s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
-  s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers);
+  s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers, p.test_delay_ms);
   s.trainer = std::make_unique<Trainer>(p, *s.model, *s.stream, s.device);
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
   if (s.device.is_cuda() && NvmlLibrary::shared().available())

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <trainbench/results/results.hpp>
@@ -16,6 +17,8 @@ class ScenarioSet {
   virtual ~ScenarioSet() = default;
 
   virtual std::size_t size() const = 0;
+  // Scenario i's id ("mlp/fp32/w0/a1/b32").
+  virtual std::string id(std::size_t i) const = 0;
   // Not finished yet (ok or not).
   virtual bool active(std::size_t i) const = 0;
   // Measured at least once and its interval is within the target.

@@ -26,6 +26,7 @@ class ScenarioTable final : public ScenarioSet {
   ~ScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }
+  std::string id(std::size_t i) const override { return scenario_id(slots_[i].params); }
   const ScenarioParams& params(std::size_t i) const { return slots_[i].params; }
   bool active(std::size_t i) const override { return !slots_[i].result.has_value(); }
   bool converged(std::size_t i) const override;

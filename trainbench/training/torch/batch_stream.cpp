@@ -63,8 +63,9 @@ struct BatchStream::Impl {
   }
 };
 
-BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers)
-    : impl_(std::make_unique<Impl>()) {
+BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers,
+                         double delivery_delay_ms)
+    : impl_(std::make_unique<Impl>()), delivery_delay_(delivery_delay_ms) {
   const auto size = source->size();
   TB_CHECK_INPUT(static_cast<std::size_t>(batch) <= size, "matrix", "batch", "batch size ", batch,
                  " exceeds the dataset's ", size, " samples (raise dataset_options.samples)");
@@ -87,6 +88,7 @@ void BatchStream::next(torch::data::Example<>& out) {
   if (*impl_->it == impl_->loader->end()) impl_->restart();
   impl_->fresh = false;
   out = std::move(**impl_->it);
+  if (delivery_delay_.count() > 0) std::this_thread::sleep_for(delivery_delay_);
 }
 
 std::int64_t BatchStream::epochs_started() const { return impl_->epochs; }

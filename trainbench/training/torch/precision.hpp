@@ -1,10 +1,7 @@
-// Numeric precision modes of a training scenario: which (precision, device) pairs are real,
-// and the RAII switches that put LibTorch into each mode.
-//
-//   fp32      IEEE float32 everywhere; TF32 explicitly off.
-//   tf32      float32 tensors, CUDA tensor cores may round matmul/conv inputs to TF32.
-//   amp_fp16  autocast to float16 around forward + loss, with a GradScaler (tb::GradScaler).
-//   amp_bf16  autocast to bfloat16 around forward + loss; no loss scaling needed.
+// Numeric precision modes of a training scenario in LibTorch: which (precision, device) pairs
+// are real, and the RAII switches that put LibTorch into each mode. What each mode is (autocast
+// and its dtype, TF32, loss scaling, where it runs) comes from the precision table,
+// trainbench/matrix/precision_table.hpp; this file only turns it into LibTorch calls.
 #pragma once
 #include <string>
 
@@ -27,6 +24,9 @@ PrecisionSupport check_precision(Precision precision, const std::string& device)
 // Loss scaling is needed for float16 only: bfloat16 has float32's exponent range.
 bool needs_grad_scaler(Precision precision);
 
+// LibTorch's type for a table dtype: kHalf, kBFloat16, or kFloat for none.
+c10::ScalarType scalar_type(ReducedDtype dtype);
+
 // The autocast compute dtype (kHalf / kBFloat16), or kFloat for the non-autocast modes.
 c10::ScalarType autocast_dtype(Precision precision);
 
@@ -48,9 +48,9 @@ class PrecisionGuard {
 };
 
 // torch.autocast as a C++ scope, meant around forward + loss of each micro-batch. A no-op for
-// fp32 and tf32. Mirrors torch.autocast's __enter__/__exit__: saves and restores the device's
-// autocast flag and dtype and the cache flag, and clears the cast cache when the outermost scope
-// exits.
+// the modes the table does not autocast (fp32, tf32). Mirrors torch.autocast's __enter__/
+// __exit__: saves and restores the device's autocast flag and dtype and the cache flag, and
+// clears the cast cache when the outermost scope exits.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, c10::DeviceType device_type);

@@ -1,8 +1,5 @@
 #include <trainbench/training/torch/trainer.hpp>
 
-#include <chrono>
-#include <thread>
-
 #include <ATen/ATen.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
@@ -63,8 +60,6 @@ void Trainer::step(StepSample& out) {
       AutocastScope autocast(params_.precision, device_type);
       loss = model_.loss(model_.forward(input), target);
       if (k > 1) loss = loss * inv_k;  // the article's loss / k; no extra op when k == 1
-      if (params_.test_delay_ms > 0)  // test-only planted slowdown
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(params_.test_delay_ms));
     }
     {
       PhaseScope phase(*timer_, Phase::backward);
