@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/torch/scenario_table.hpp>
@@ -215,19 +216,13 @@ void IsolatedScenarioTable::interrupt_unfinished() {
   }
 }
 
-std::vector<ScenarioResult> IsolatedScenarioTable::snapshot() const {
-  std::vector<ScenarioResult> out;
-  for (const auto& slot : slots_)
-    if (slot.result) out.push_back(*slot.result);
-    else if (slot.snapshot) out.push_back(*slot.snapshot);
-  return out;
+std::optional<ScenarioResult> IsolatedScenarioTable::snapshot_of(std::size_t i) const {
+  const auto& slot = slots_[i];
+  return slot.result ? slot.result : slot.snapshot;
 }
 
-std::vector<ScenarioResult> IsolatedScenarioTable::take_results() {
-  std::vector<ScenarioResult> out;
-  for (auto& slot : slots_)
-    if (slot.result) out.push_back(std::move(*slot.result));
-  return out;
+std::optional<ScenarioResult> IsolatedScenarioTable::take_result(std::size_t i) {
+  return std::exchange(slots_[i].result, std::nullopt);
 }
 
 }  // namespace tb

@@ -58,8 +58,8 @@ class IsolatedScenarioTable final : public ScenarioSet {
   void segment(std::size_t i, int round) override;
   void finish(std::size_t i) override;
   void interrupt_unfinished() override;
-  std::vector<ScenarioResult> snapshot() const override;
-  std::vector<ScenarioResult> take_results() override;
+  std::optional<ScenarioResult> snapshot_of(std::size_t i) const override;
+  std::optional<ScenarioResult> take_result(std::size_t i) override;
 
  private:
   struct Slot {

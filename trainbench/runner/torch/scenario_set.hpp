@@ -34,11 +34,27 @@ class ScenarioSet {
   }
   // Marks every scenario not finished yet "interrupted", keeping the segments it measured.
   virtual void interrupt_unfinished() = 0;
-  // Finished results, and snapshots (stop reason "in_progress") of the scenarios still running.
-  virtual std::vector<ScenarioResult> snapshot() const = 0;
+  // Scenario i alone: its result once finished, else its snapshot (stop reason "in_progress")
+  // once measured, else nothing.
+  virtual std::optional<ScenarioResult> snapshot_of(std::size_t i) const = 0;
+  // Scenario i's result once finished (moved out), else nothing.
+  virtual std::optional<ScenarioResult> take_result(std::size_t i) = 0;
+
+  // Finished results, and snapshots of the scenarios still running, in matrix order.
+  std::vector<ScenarioResult> snapshot() const {
+    std::vector<ScenarioResult> out;
+    for (std::size_t i = 0; i < size(); ++i)
+      if (auto r = snapshot_of(i)) out.push_back(std::move(*r));
+    return out;
+  }
   // Every result, in matrix order (never-measured scenarios left out); call after finish_all()
   // or interrupt_unfinished().
-  virtual std::vector<ScenarioResult> take_results() = 0;
+  std::vector<ScenarioResult> take_results() {
+    std::vector<ScenarioResult> out;
+    for (std::size_t i = 0; i < size(); ++i)
+      if (auto r = take_result(i)) out.push_back(std::move(*r));
+    return out;
+  }
 };
 
 // The result of a scenario the run stopped before it finished: `measured` (its segments so far,

@@ -1,5 +1,7 @@
 #include <trainbench/runner/torch/scenario_table.hpp>
 
+#include <utility>
+
 #include <trainbench/capacity/memory_probe.hpp>
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/torch/scenario_failure.hpp>
@@ -89,14 +91,6 @@ void ScenarioTable::interrupt_unfinished() {
   }
 }
 
-std::vector<ScenarioResult> ScenarioTable::snapshot() const {
-  std::vector<ScenarioResult> out;
-  for (const auto& slot : slots_)
-    if (slot.result) out.push_back(*slot.result);
-    else if (slot.session) out.push_back(slot.session->snapshot());
-  return out;
-}
-
 std::optional<ScenarioResult> ScenarioTable::snapshot_of(std::size_t i) const {
   const Slot& slot = slots_[i];
   if (slot.result) return slot.result;
@@ -104,11 +98,8 @@ std::optional<ScenarioResult> ScenarioTable::snapshot_of(std::size_t i) const {
   return std::nullopt;
 }
 
-std::vector<ScenarioResult> ScenarioTable::take_results() {
-  std::vector<ScenarioResult> out;
-  for (auto& slot : slots_)
-    if (slot.result) out.push_back(std::move(*slot.result));
-  return out;
+std::optional<ScenarioResult> ScenarioTable::take_result(std::size_t i) {
+  return std::exchange(slots_[i].result, std::nullopt);
 }
 
 }  // namespace tb

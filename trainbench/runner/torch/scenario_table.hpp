@@ -41,12 +41,8 @@ class ScenarioTable final : public ScenarioSet {
   void finish_all() override;
   void interrupt_unfinished() override;
 
-  std::vector<ScenarioResult> snapshot() const override;
-  // Scenario i alone: its result once finished, else its snapshot once built, else nothing
-  // (what a worker of `run --isolate` sends back).
-  std::optional<ScenarioResult> snapshot_of(std::size_t i) const;
-  // Every result, in matrix order (never-measured scenarios left out); call after finish_all().
-  std::vector<ScenarioResult> take_results() override;
+  std::optional<ScenarioResult> snapshot_of(std::size_t i) const override;
+  std::optional<ScenarioResult> take_result(std::size_t i) override;
 
  private:
   struct Slot {
