@@ -41,6 +41,16 @@ TEST(RunArgs, OptionsWithEqualsAreOneArgument) {
   EXPECT_EQ(tb::resume_arguments(recorded, {"n.json"}, takes_value), (Args{"--set=a=1", "n.json"}));
 }
 
+// A run started --quiet resumes --verbose: the recorded display option would otherwise make the
+// pair a usage error.
+TEST(RunArgs, TheDisplayIsChosenAnewOnResume) {
+  const nlohmann::json recorded = {"trainbench", "run", "m.json", "--quiet", "--out", "x"};
+  EXPECT_EQ(tb::resume_arguments(recorded, {"--verbose"}, takes_value), (Args{"m.json", "--verbose"}));
+  EXPECT_EQ(tb::resume_arguments(recorded, {}, takes_value), (Args{"m.json"}));
+  const nlohmann::json verbose = {"trainbench", "run", "m.json", "--verbose"};
+  EXPECT_EQ(tb::resume_arguments(verbose, {"--quiet"}, takes_value), (Args{"m.json", "--quiet"}));
+}
+
 TEST(RunArgs, NoRecordedCommandLineLeavesTheGivenOnes) {
   EXPECT_EQ(tb::resume_arguments(nlohmann::json(), {"m.json"}, takes_value), (Args{"m.json"}));
 }

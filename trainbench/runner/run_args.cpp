@@ -49,7 +49,10 @@ std::vector<std::string> resume_arguments(const nlohmann::json& command_line,
   std::vector<std::string> out;
   for (std::size_t i = 0; i < original.size(); ++i) {
     const std::string name = is_option(original[i]) ? option_name(original[i]) : "";
-    const bool dropped = name == "--out" || name == "--resume" || name == "--force";
+    // How progress is shown is chosen anew each time: a run started with --quiet resumes
+    // with --verbose (together they are a usage error), or with the default display.
+    const bool dropped = name == "--out" || name == "--resume" || name == "--force" ||
+                         name == "--quiet" || name == "--verbose";
     const bool with_value = value_follows(original[i], takes_value) && i + 1 < original.size();
     if (dropped || (matrix_given && std::find(matrix_at.begin(), matrix_at.end(), i) != matrix_at.end())) {
       if (with_value) ++i;
