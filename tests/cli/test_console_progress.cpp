@@ -80,6 +80,7 @@ TEST(ConsoleProgress, VerboseAddsStillGoingAndAScenarioDetailLine) {
   ConsoleProgress console(out, false, tb::cli::Detail::verbose);
   console.run_started({"quick", "id1", "cpu", "results/x", 3, 3, 2, true, false});
   console.round_finished(0, 2, {"a", "b"});
+  console.round_finished(1, 2, {"a", "b", "c", "d", "e"});
   console.round_finished(2, 2, {});
   console.scenario_finished(1, 3, segmented("a"));
   console.scenario_finished(2, 3, measured("b"));
@@ -92,10 +93,11 @@ TEST(ConsoleProgress, VerboseAddsStillGoingAndAScenarioDetailLine) {
   };
   const Case cases[] = {
       {"round 1 lists both", R"(round 1/2 done, [^\n]*\n      still going \(2\): a b\n)"},
+      {"a long list ends in a count", R"(round 2/2 done, \d+ s\n      still going \(5\): a b c \+2 more\n)"},
       {"an extra round with none left", R"(round 3 \(extra\) done, \d+ s\n      still going \(0\): none\n)"},
       {"interval, stop reason, segments",
        R"(\[1/3\] a \.\.\. ok [^\n]*\n      median )" + number + R"( ms/step, 95% interval \[)" + number + ", " +
-           number + R"(\] ms \(\+-\d+\.\d%, segments\), stop: target_ci, 3 segments:( )" + number + R"(){3} ms\n)"},
+           number + R"(\] ms \(±\d+\.\d%, segments\), stop: target_ci, 3 segments:( )" + number + R"(){3} ms\n)"},
       {"no interval, no segments",
        R"(\[2/3\] b \.\.\. ok [^\n]*\n      median )" + number +
            R"( ms/step, no 95% interval, stop: max_steps, 0 segments\n)"},

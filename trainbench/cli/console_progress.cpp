@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,7 +48,7 @@ std::string scenario_detail(const ScenarioResult& r) {
   std::snprintf(text, sizeof text, "median %.2f ms/step, ", t.median * 1e3);
   std::string line = text;
   if (t.has_interval() && t.median > 0)
-    std::snprintf(text, sizeof text, "95%% interval [%.2f, %.2f] ms (+-%.1f%%, %s)", t.ci_low * 1e3,
+    std::snprintf(text, sizeof text, "95%% interval [%.2f, %.2f] ms (±%.1f%%, %s)", t.ci_low * 1e3,
                   t.ci_high * 1e3, (t.ci_high - t.ci_low) / 2 / t.median * 100, t.ci_method.c_str());
   else
     std::snprintf(text, sizeof text, "no 95%% interval");
@@ -103,8 +104,11 @@ void ConsoleProgress::round_finished(int round, int planned, const std::vector<s
   if (round + 1 < planned) out_ << ", ~" << format_duration(remaining_s(elapsed, round + 1, planned)) << " left";
   out_ << "\n";
   if (detail_ == Detail::verbose) {
+    // One line, not a screenful: a matrix of 50 scenarios would list all 50 every round.
+    constexpr std::size_t kListed = 3;
     out_ << "      still going (" << still_going.size() << "):";
-    for (const std::string& id : still_going) out_ << " " << id;
+    for (std::size_t i = 0; i < std::min(kListed, still_going.size()); ++i) out_ << " " << still_going[i];
+    if (still_going.size() > kListed) out_ << " +" << still_going.size() - kListed << " more";
     if (still_going.empty()) out_ << " none";
     out_ << "\n";
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <trainbench/build_config.hpp>
+#include <trainbench/capacity/utilization.hpp>
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
@@ -190,38 +191,30 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
 }
 
 void render_capacity(std::ostream& os, const RunResult& run) {
-  std::ostringstream per_scenario;
-  for (const auto& s : run.scenarios) {
-    if (!s.capacity) continue;
-    const ScenarioCapacitySection& c = *s.capacity;
-    per_scenario << "<tr><td><code>" << esc(s.id) << "</code></td>"
-                 << num_td(c.flops_per_sample ? fixed(c.flops_per_sample->total() / 1e9, 3) : "-")
-                 << num_td(fixed(c.achieved_flops_per_s / 1e12, 2))
-                 << num_td(fixed(c.peak_flops_per_s / 1e12, 1))
-                 << td(c.peak_source.empty() ? "-" : c.peak_source);
-    if (!c.mfu_error.empty() && c.peak_flops_per_s > 0)
-      per_scenario << "<td class=\"num bad\" title=\"" << esc(c.mfu_error) << "\">"
-                   << esc(report::mfu_cell(c)) << "</td>";
-    else
-      per_scenario << num_td(report::mfu_cell(c));
-    if (const auto& proj = c.projection)
-      per_scenario << num_td(exact(proj->target_samples))
-                   << num_td(fixed(proj->time_s / 3600, 2) + " [" + fixed(proj->ci_low_s / 3600, 2) +
-                             ", " + fixed(proj->ci_high_s / 3600, 2) + "]")
-                   << num_td(fixed(proj->device_hours, 2)) << num_td(fixed(proj->cost.value_or(0.0), 2));
-    else
-      per_scenario << num_td("-") << num_td("-") << num_td("-") << num_td("-");
-    per_scenario << "</tr>\n";
-  }
-  if (per_scenario.str().empty() && !run.capacity) return;
+  // The same table as the console and Markdown reports (capacity_tables.hpp): the same units
+  // (GFLOP/s on a CPU, TFLOP/s once a figure reaches a TFLOP/s), cells and rows.
+  const TextTable table = report::scenario_capacity_table(run);
+  const auto errors = report::mfu_errors(run);
+  if (table.empty() && !run.capacity) return;
   os << "<h2>Capacity</h2>\n";
-  if (!per_scenario.str().empty())
-    os << "<table id=\"tb-capacity\">\n<tr><th>scenario</th><th>GFLOP/sample</th>"
-          "<th>achieved TFLOP/s</th><th>peak TFLOP/s</th><th>peak source</th><th>MFU</th>"
-          "<th>target samples</th><th>projected hours [95% CI]</th><th>device hours</th>"
-          "<th>cost</th></tr>\n"
-       << per_scenario.str() << "</table>\n";
-  if (const auto errors = report::mfu_errors(run); !errors.empty()) {
+  if (!table.empty()) {
+    os << "<table id=\"tb-capacity\">\n<tr>";
+    for (const auto& title : table.titles) os << "<th>" << esc(title) << "</th>";
+    os << "</tr>\n";
+    for (const auto& row : table.rows) {
+      os << "<tr><td><code>" << esc(row.at(0)) << "</code></td>";
+      const auto error = std::find_if(errors.begin(), errors.end(), [&](const auto& e) { return e.first == row[0]; });
+      for (std::size_t c = 1; c < row.size(); ++c) {
+        if (row[c] == capacity::kMfuErrorCell && error != errors.end())
+          os << "<td class=\"num bad\" title=\"" << esc(error->second) << "\">" << esc(row[c]) << "</td>";
+        else
+          os << (table.right.at(c) ? num_td(row[c]) : td(row[c]));
+      }
+      os << "</tr>\n";
+    }
+    os << "</table>\n";
+  }
+  if (!errors.empty()) {
     os << "<ul class=\"warnings\" id=\"tb-mfu-errors\">\n";
     for (const auto& [id, error] : errors)
       os << "<li><span class=\"bad\">⚠ MFU error</span>: <code>" << esc(id) << "</code>: " << esc(error) << "</li>\n";
