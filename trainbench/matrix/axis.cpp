@@ -82,6 +82,8 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"}),
       // Ids leave out adam, the default, and end with any other optimizer.
       fixed<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
+      // Ids end with "/strong" for strong scaling (the matrix's batch was global).
+      fixed<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {}),
       product<&ScenarioParams::precision, &MatrixSpec::precisions>(
           "precision", {.prefix = "/"}, {.header = "precision"},
           {.kind = AxisValueRule::Kind::choice, .choices = &precision_names()}, "fp32"),
@@ -93,6 +95,10 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       // expand() divides them by the accumulation.
       product<&ScenarioParams::batch, &MatrixSpec::batch>(
           "batch", {.prefix = "/b"}, {.header = "micro-batch", .numeric = true}, integers(1, kMaxBatch), nullptr),
+      // Data-parallel ranks; ids leave out 1 ("/r2" is two ranks).
+      product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
+          "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true},
+          integers(1, kMaxWorldSize), 1),
   };
   return axes;
 }

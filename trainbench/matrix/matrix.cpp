@@ -25,7 +25,7 @@ const std::vector<std::string>& matrix_keys() {
       "dataset_options",     "model_options", "device", "optimizer",
       "seed",    "steps",    "axes",        "hold_effective_batch",
       "exclude", "baseline", "profile",     "capacity", "contention",
-      "test_delay_ms", "isolate", "test_crash"};
+      "test_delay_ms", "isolate", "test_crash", "scaling", "data_parallel"};
   return keys;
 }
 
@@ -92,6 +92,9 @@ const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace"
                                                "kineto",  "nvtx",   "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
+const std::vector<std::string> kScalingNames = {"weak", "strong"};
+const std::vector<std::string> kDataParallelKeys = {"bucket_mb", "reducer_alone"};
+constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
 const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
 
@@ -223,6 +226,14 @@ void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
   }
   // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
   if (p.optimizer == "sgd" && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
+}
+
+void parse_data_parallel(const Reader& r, const json& j, DataParallelOptions& d) {
+  r.expect_keys(j, "data_parallel", kDataParallelKeys, "data_parallel key");
+  if (j.contains("bucket_mb"))
+    d.bucket_mb = r.number(j["bucket_mb"], "data_parallel.bucket_mb", 0.0, true, kMaxBucketMb);
+  if (j.contains("reducer_alone"))
+    d.reducer_alone = r.boolean(j["reducer_alone"], "data_parallel.reducer_alone");
 }
 
 void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
@@ -527,6 +538,8 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   parse_isolation_settings(j, file);  // "isolate", "test_crash": checked here, kept out of the spec
   if (j.contains("hold_effective_batch"))
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
+  if (j.contains("scaling")) d.scaling = r.one_of(j["scaling"], "scaling", kScalingNames, "scaling");
+  if (j.contains("data_parallel")) parse_data_parallel(r, j["data_parallel"], d.data_parallel);
 
   if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
   // An axis the matrix does not list has one value: the defaults' (the top-level model, fp32...).
@@ -613,7 +626,10 @@ json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
 json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::string& axis) {
   const ScenarioAxis* entry = find_axis(axis);
   if (entry == nullptr || !entry->product) throw std::invalid_argument("unknown axis '" + axis + "'");
-  if (axis == "batch" && spec.hold_effective_batch) return p.effective_batch;  // as the matrix writes it
+  if (axis == "batch") {  // as the matrix writes it: effective when held, global when strong
+    const long long batch = spec.hold_effective_batch ? p.effective_batch : p.batch;
+    return p.scaling == "strong" ? batch * p.world_size : batch;
+  }
   return entry->value(p);
 }
 
@@ -643,6 +659,16 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
                        "hold_effective_batch: effective batch " + std::to_string(batch) +
                            " is not divisible by accumulation " + std::to_string(p.accumulation) +
                            " (exclude this combination or change the values)");
+    // Strong scaling: the batch the matrix names is the global one, split over the ranks.
+    if (p.scaling == "strong" && !spec.batch_search) {
+      if (p.batch % p.world_size != 0)
+        throw InputError(spec.file, "axes.batch/axes.world_size",
+                         "scaling \"strong\": micro-batch " + std::to_string(p.batch) +
+                             " is not divisible by world_size " + std::to_string(p.world_size) +
+                             " (exclude this combination or change the values)");
+      p.batch /= p.world_size;
+      p.effective_batch = p.batch * p.accumulation;
+    }
     out.push_back(std::move(p));
   });
   return out;

@@ -40,6 +40,8 @@ struct MatrixSpec {
   // scenario is batch / accumulation).
   std::vector<int> batch;
   bool hold_effective_batch = false;
+  std::vector<int> world_size;  // data-parallel ranks per scenario
+
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)
   nlohmann::json capacity;  // pass-through for the capacity component (null when absent)

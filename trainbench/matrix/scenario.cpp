@@ -27,6 +27,7 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
     k["learning_rate"] = p.learning_rate;
     k["momentum"] = p.momentum;
     k["stopping"] = p.stopping;
+    if (p.world_size > 1 || p.data_parallel.reducer_alone) k["data_parallel"] = p.data_parallel;
     all.push_back(std::move(k));
   }
   std::uint64_t h = 14695981039346656037ULL;
@@ -74,6 +75,14 @@ void from_json(const nlohmann::json& j, ProfileOptions& p) {
   p.gzip = j.value("gzip", p.gzip);
 }
 
+void to_json(nlohmann::json& j, const DataParallelOptions& d) {
+  j = {{"bucket_mb", d.bucket_mb}, {"reducer_alone", d.reducer_alone}};
+}
+void from_json(const nlohmann::json& j, DataParallelOptions& d) {
+  d.bucket_mb = j.value("bucket_mb", d.bucket_mb);
+  d.reducer_alone = j.value("reducer_alone", d.reducer_alone);
+}
+
 void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j = scenario_key(p);
   j["learning_rate"] = p.learning_rate;
@@ -86,6 +95,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["profile"] = p.profile;
   j["contention"] = p.contention;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
+  if (p.world_size > 1 || p.data_parallel.reducer_alone) j["data_parallel"] = p.data_parallel;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
   for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);
@@ -105,6 +115,8 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();
   if (j.contains("profile")) p.profile = j.at("profile").get<ProfileOptions>();
   p.test_delay_ms = j.value("test_delay_ms", 0.0);
+  if (j.contains("data_parallel") && j["data_parallel"].is_object())
+    p.data_parallel = j.at("data_parallel").get<DataParallelOptions>();
   if (j.contains("contention")) p.contention = j.at("contention").get<ContentionThresholds>();
 }
 

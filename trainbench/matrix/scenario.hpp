@@ -43,6 +43,14 @@ struct ProfileOptions {
   bool gzip = false;       // write traces as .json.gz
 };
 
+// Data-parallel training (world_size > 1): c10d's Reducer all-reduces gradients in buckets of
+// bucket_mb, overlapped with backward, on Gloo (CPU) or NCCL (CUDA).
+inline constexpr int kMaxWorldSize = 65536;
+struct DataParallelOptions {
+  double bucket_mb = 25.0;  // DDP's default bucket_cap_mb
+  bool reducer_alone = false;  // world_size 1 through the reducer too (isolates DDP's own overhead)
+};
+
 struct ScenarioParams {
   std::string model = "mlp";
   std::string dataset;  // empty: the model's default dataset
@@ -54,7 +62,13 @@ struct ScenarioParams {
   int workers = 0;        // data-loader worker threads, 0 = main thread
   int accumulation = 1;   // micro-batches per optimizer step
   int batch = 32;         // micro-batch size
-  int effective_batch = 32;  // batch * accumulation
+  int effective_batch = 32;  // batch * accumulation, per rank
+  // Data-parallel ranks, one device each; 1: one process, no reducer. With scaling "weak" the
+  // batch is per rank (the global batch grows with the ranks); "strong": the matrix's batch is
+  // the global one and expand() splits it over the ranks. `batch` here is always per rank.
+  int world_size = 1;
+  std::string scaling = "weak";
+  DataParallelOptions data_parallel;
   std::uint64_t seed = 42;
   nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
   nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}
@@ -67,6 +81,11 @@ struct ScenarioParams {
   // later (BatchStream), charged to data_wait whatever the worker count.
   double test_delay_ms = 0.0;
 };
+
+// Samples of one optimizer step over every rank: effective_batch * world_size.
+inline long long global_batch(const ScenarioParams& p) {
+  return static_cast<long long>(p.effective_batch) * p.world_size;
+}
 
 // Stable identifier built from the axis values, e.g. "mlp/fp32/w0/a1/b64".
 std::string scenario_id(const ScenarioParams& p);
@@ -84,6 +103,8 @@ void to_json(nlohmann::json& j, const StoppingRule& s);
 void from_json(const nlohmann::json& j, StoppingRule& s);
 void to_json(nlohmann::json& j, const ProfileOptions& p);
 void from_json(const nlohmann::json& j, ProfileOptions& p);
+void to_json(nlohmann::json& j, const DataParallelOptions& d);
+void from_json(const nlohmann::json& j, DataParallelOptions& d);
 void to_json(nlohmann::json& j, const ScenarioParams& p);
 void from_json(const nlohmann::json& j, ScenarioParams& p);
 

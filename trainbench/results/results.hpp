@@ -82,6 +82,7 @@ struct ScenarioResult {
   std::optional<LossParitySection> loss_parity;
   std::optional<ProfileSection> profile;
   std::optional<ScenarioCapacitySection> capacity;
+  std::optional<DataParallelSection> data_parallel;
   // Everything else under "extra": a user's own sections, and the runner's bookkeeping
   // ("dataset", "flops_per_sample", "measured_in_resume").
   nlohmann::json extra = nlohmann::json::object();

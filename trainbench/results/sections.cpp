@@ -93,6 +93,56 @@ void from_json(const nlohmann::json& j, LossParitySection& s) {
   s.steps_compared = field_integer(j, "steps_compared");
 }
 
+void to_json(nlohmann::json& j, const RankTiming& s) {
+  j = {{"rank", s.rank},           {"host", s.host},           {"median_step_s", s.median_step_s},
+       {"samples_per_s", s.samples_per_s}, {"compute_s", s.compute_s}, {"exposed_comm_s", s.exposed_comm_s}};
+}
+void from_json(const nlohmann::json& j, RankTiming& s) {
+  s.rank = field_count(j, "rank");
+  s.host = field_text(j, "host");
+  s.median_step_s = field_number(j, "median_step_s");
+  s.samples_per_s = field_number(j, "samples_per_s");
+  s.compute_s = field_number(j, "compute_s");
+  s.exposed_comm_s = field_number(j, "exposed_comm_s");
+}
+
+void to_json(nlohmann::json& j, const DataParallelSection& s) {
+  j = {{"backend", s.backend},
+       {"world_size", s.world_size},
+       {"scaling", s.scaling},
+       {"global_batch", s.global_batch},
+       {"bucket_mb", s.bucket_mb},
+       {"buckets", s.buckets},
+       {"gradient_bytes", s.gradient_bytes},
+       {"exposed_comm_s", s.exposed_comm_s},
+       {"overlapped_comm_s", s.overlapped_comm_s},
+       {"allreduce_s", s.allreduce_s},
+       {"algbw_bytes_per_s", s.algbw_bytes_per_s},
+       {"busbw_bytes_per_s", s.busbw_bytes_per_s},
+       {"latency_s", s.latency_s},
+       {"ranks", s.ranks}};
+  put_optional(j, "efficiency", s.efficiency);
+  if (!s.efficiency_reference_id.empty()) j["efficiency_reference_id"] = s.efficiency_reference_id;
+}
+void from_json(const nlohmann::json& j, DataParallelSection& s) {
+  s.backend = field_text(j, "backend");
+  s.world_size = std::max(1, field_count(j, "world_size"));
+  s.scaling = field_text(j, "scaling");
+  s.global_batch = field_integer(j, "global_batch");
+  s.bucket_mb = field_number(j, "bucket_mb");
+  s.buckets = field_integer(j, "buckets");
+  s.gradient_bytes = field_integer(j, "gradient_bytes");
+  s.exposed_comm_s = field_number(j, "exposed_comm_s");
+  s.overlapped_comm_s = field_number(j, "overlapped_comm_s");
+  s.allreduce_s = field_number(j, "allreduce_s");
+  s.algbw_bytes_per_s = field_number(j, "algbw_bytes_per_s");
+  s.busbw_bytes_per_s = field_number(j, "busbw_bytes_per_s");
+  s.latency_s = field_number(j, "latency_s");
+  s.efficiency = optional_number(j, "efficiency");
+  s.efficiency_reference_id = field_text(j, "efficiency_reference_id");
+  s.ranks = entries<RankTiming>(j, "ranks");
+}
+
 void to_json(nlohmann::json& j, const ProfileSection& s) {
   j = {{"traces", s.traces}};
   put_optional(j, "window_steps", s.window_steps);

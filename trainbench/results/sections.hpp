@@ -65,6 +65,46 @@ struct ScenarioCapacitySection {
   std::optional<capacity::Projection> projection;
 };
 
+// One rank of a data-parallel scenario, as rank 0 gathered it.
+struct RankTiming {
+  int rank = 0;
+  std::string host;
+  double median_step_s = 0;   // this rank's median step
+  double samples_per_s = 0;   // its own samples (per-rank batch) over its median step
+  // Its median step less its exposed communication: the work it did before waiting on the
+  // collective. The slowest rank's compute is what every rank waits for (the straggler view).
+  double compute_s = 0;
+  double exposed_comm_s = 0;  // median per step
+};
+
+// extra.data_parallel: a scenario trained on world_size ranks through c10d's Reducer
+// (training/torch/data_parallel.hpp). Times are medians per optimizer step on rank 0 unless
+// `ranks` says otherwise.
+struct DataParallelSection {
+  std::string backend;  // gloo | nccl
+  int world_size = 1;
+  std::string scaling;  // weak | strong
+  std::int64_t global_batch = 0;  // samples per optimizer step over every rank
+  double bucket_mb = 0;
+  std::int64_t buckets = 0;
+  std::int64_t gradient_bytes = 0;
+  // From the end of backward's compute (the last bucket handed to the collective) until every
+  // bucket is reduced and written back: the communication the step waits for.
+  double exposed_comm_s = 0;
+  // All-reduce time that ran while backward was still computing (summed bucket time less the
+  // exposed part): hidden, not free, as it competes for cores and memory bandwidth.
+  double overlapped_comm_s = 0;
+  // One all-reduce of the gradient's size, measured on the spot before the timed steps, and its
+  // bandwidths by nccl-tests' formulas (algbw = bytes / time, busbw = algbw * 2(n-1)/n).
+  double allreduce_s = 0, algbw_bytes_per_s = 0, busbw_bytes_per_s = 0;
+  double latency_s = 0;  // a 4-byte all-reduce: the communication model's fixed cost
+  // Throughput over world size 1 of the same scenario, per rank: (global samples/s / n) / (the
+  // single-process samples/s); set by the run's scaling analysis, absent without a reference.
+  std::optional<double> efficiency;
+  std::string efficiency_reference_id;
+  std::vector<RankTiming> ranks;
+};
+
 // One batch-size search (capacity/batch_search.hpp) of a model at a precision.
 struct BatchSearchEntry {
   std::string model, precision;
@@ -114,6 +154,10 @@ void to_json(nlohmann::json& j, const ProfileSection& s);
 void from_json(const nlohmann::json& j, ProfileSection& s);
 void to_json(nlohmann::json& j, const ScenarioCapacitySection& s);
 void from_json(const nlohmann::json& j, ScenarioCapacitySection& s);
+void to_json(nlohmann::json& j, const RankTiming& s);
+void from_json(const nlohmann::json& j, RankTiming& s);
+void to_json(nlohmann::json& j, const DataParallelSection& s);
+void from_json(const nlohmann::json& j, DataParallelSection& s);
 void to_json(nlohmann::json& j, const BatchSearchEntry& s);
 void from_json(const nlohmann::json& j, BatchSearchEntry& s);
 void to_json(nlohmann::json& j, const MemoryFitEntry& s);
