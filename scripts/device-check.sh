@@ -5,6 +5,8 @@
 #   3. runs scenarios/seed.json and scenarios/gpu-profile.json (CUPTI) on the GPU,
 #   4. runs the capacity search (largest / fastest batch, fp32 and amp_bf16, MFU),
 #   5. measures the harness overhead benchmark,
+#   6. runs data-parallel world size 1 with and without DDP's reducer on NCCL (scenarios/ddp-cpu.json
+#      on the GPU: world size 2 needs a second GPU and is skipped with the reason),
 # and writes everything under $OUT (at most 8 files come back: one tarball plus summaries).
 # Prepare here first: scripts/fetch-device-debs.sh; then call the device tool with
 #   command: "bash scripts/device-check.sh"   carry: [".device"]
@@ -55,6 +57,11 @@ log "capacity search"
   --set 'dataset_options.samples=32768' --set 'capacity.max_batch=32768' > "$RES/capacity.console.txt" 2>&1
 tail -20 "$RES/capacity.console.txt" | tee -a "$OUT/summary.txt"
 
+log "data-parallel: world size 1 with and without the reducer (NCCL)"
+"$BIN" run scenarios/ddp-cpu.json --out "$RES/ddp-gpu" --no-history --set device=cuda \
+  --set 'steps.time_budget_s=6' > "$RES/ddp-gpu.console.txt" 2>&1
+tail -15 "$RES/ddp-gpu.console.txt" | tee -a "$OUT/summary.txt"
+
 log "harness overhead benchmark"
 if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
   "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=5 \
@@ -68,4 +75,5 @@ tar -C "$RES" -czf "$OUT/device-results.tar.gz" .
 cp "$RES/seed/results.json" "$OUT/seed-results.json" 2>/dev/null
 cp "$RES/gpu-profile/results.json" "$OUT/gpu-profile-results.json" 2>/dev/null
 cp "$RES/capacity/results.json" "$OUT/capacity-results.json" 2>/dev/null
+cp "$RES/ddp-gpu/results.json" "$OUT/ddp-gpu-results.json" 2>/dev/null
 log "done"

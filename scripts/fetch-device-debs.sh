@@ -8,5 +8,5 @@ mkdir -p .device/debs
 cd .device/debs
 apt-get download nlohmann-json3-dev libgtest-dev libgmock-dev googletest libbenchmark-dev \
   libbenchmark1debian libsqlite3-dev libsqlite3-0 libjpeg62-turbo-dev libjpeg62-turbo libjpeg-dev \
-  zlib1g-dev libjs-chart.js 2>&1 | tail -2
+  zlib1g-dev libjs-chart.js libgloo-dev 2>&1 | tail -2
 ls -la

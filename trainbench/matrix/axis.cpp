@@ -56,6 +56,11 @@ ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing,
   return axis;
 }
 
+const std::vector<std::string>& reducer_names() {
+  static const std::vector<std::string> names = {"auto", "always"};
+  return names;
+}
+
 AxisValueRule integers(int min, int max) { return {.kind = AxisValueRule::Kind::integer, .min = min, .max = max}; }
 
 // The id parts of the fields `keep` accepts; trailing parts last.
@@ -99,6 +104,10 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
           "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true},
           integers(1, kMaxWorldSize), 1),
+      // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
+      product<&ScenarioParams::reducer, &MatrixSpec::reducer>(
+          "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {},
+          {.kind = AxisValueRule::Kind::choice, .choices = &reducer_names()}, "auto"),
   };
   return axes;
 }

@@ -93,7 +93,7 @@ const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace"
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
 const std::vector<std::string> kScalingNames = {"weak", "strong"};
-const std::vector<std::string> kDataParallelKeys = {"bucket_mb", "reducer_alone"};
+const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
 const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
@@ -232,8 +232,6 @@ void parse_data_parallel(const Reader& r, const json& j, DataParallelOptions& d)
   r.expect_keys(j, "data_parallel", kDataParallelKeys, "data_parallel key");
   if (j.contains("bucket_mb"))
     d.bucket_mb = r.number(j["bucket_mb"], "data_parallel.bucket_mb", 0.0, true, kMaxBucketMb);
-  if (j.contains("reducer_alone"))
-    d.reducer_alone = r.boolean(j["reducer_alone"], "data_parallel.reducer_alone");
 }
 
 void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
@@ -651,6 +649,8 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
     } else {
       p.effective_batch = batch * p.accumulation;
     }
+    // The reducer is always there with several ranks: "always" only adds world size 1's twin.
+    if (p.reducer == "always" && p.world_size > 1) return;
     const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
                                       [&](const json& e) { return matches_selector(spec, p, e); });
     if (excluded) return;

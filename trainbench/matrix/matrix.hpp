@@ -41,6 +41,7 @@ struct MatrixSpec {
   std::vector<int> batch;
   bool hold_effective_batch = false;
   std::vector<int> world_size;  // data-parallel ranks per scenario
+  std::vector<std::string> reducer;  // "auto", "always"
 
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)

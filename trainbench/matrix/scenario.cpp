@@ -27,7 +27,7 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
     k["learning_rate"] = p.learning_rate;
     k["momentum"] = p.momentum;
     k["stopping"] = p.stopping;
-    if (p.world_size > 1 || p.data_parallel.reducer_alone) k["data_parallel"] = p.data_parallel;
+    if (p.world_size > 1 || p.reducer == "always") k["data_parallel"] = p.data_parallel;
     all.push_back(std::move(k));
   }
   std::uint64_t h = 14695981039346656037ULL;
@@ -76,11 +76,10 @@ void from_json(const nlohmann::json& j, ProfileOptions& p) {
 }
 
 void to_json(nlohmann::json& j, const DataParallelOptions& d) {
-  j = {{"bucket_mb", d.bucket_mb}, {"reducer_alone", d.reducer_alone}};
+  j = {{"bucket_mb", d.bucket_mb}};
 }
 void from_json(const nlohmann::json& j, DataParallelOptions& d) {
   d.bucket_mb = j.value("bucket_mb", d.bucket_mb);
-  d.reducer_alone = j.value("reducer_alone", d.reducer_alone);
 }
 
 void to_json(nlohmann::json& j, const ScenarioParams& p) {
@@ -95,7 +94,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["profile"] = p.profile;
   j["contention"] = p.contention;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
-  if (p.world_size > 1 || p.data_parallel.reducer_alone) j["data_parallel"] = p.data_parallel;
+  if (p.world_size > 1 || p.reducer == "always") j["data_parallel"] = p.data_parallel;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
   for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);

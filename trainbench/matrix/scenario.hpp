@@ -48,7 +48,6 @@ struct ProfileOptions {
 inline constexpr int kMaxWorldSize = 65536;
 struct DataParallelOptions {
   double bucket_mb = 25.0;  // DDP's default bucket_cap_mb
-  bool reducer_alone = false;  // world_size 1 through the reducer too (isolates DDP's own overhead)
 };
 
 struct ScenarioParams {
@@ -68,6 +67,9 @@ struct ScenarioParams {
   // the global one and expand() splits it over the ranks. `batch` here is always per rank.
   int world_size = 1;
   std::string scaling = "weak";
+  // "auto": gradients go through c10d's Reducer when world_size > 1; "always": also alone, so
+  // world_size 1 with the reducer shows DDP's own overhead (expand() drops "always" above 1).
+  std::string reducer = "auto";
   DataParallelOptions data_parallel;
   std::uint64_t seed = 42;
   nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}

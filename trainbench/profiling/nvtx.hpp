@@ -53,6 +53,7 @@ inline constexpr unsigned kPhaseColors[kPhaseCount] = {
     0xFF2196F3,  // forward: blue
     0xFFF44336,  // backward: red
     0xFF4CAF50,  // optimizer: green
+    0xFF795548,  // comm: brown
 };
 inline constexpr unsigned kStepColor = 0xFF673AB7;      // purple
 inline constexpr unsigned kScenarioColor = 0xFF00BCD4;  // cyan
@@ -94,6 +95,7 @@ inline const nvtx3::event_attributes& attributes_for(Phase p) {
     case Phase::forward: return phase_attributes<2>();
     case Phase::backward: return phase_attributes<3>();
     case Phase::optimizer: return phase_attributes<4>();
+    case Phase::comm: return phase_attributes<5>();
   }
   return phase_attributes<0>();
 }

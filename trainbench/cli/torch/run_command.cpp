@@ -8,6 +8,7 @@
 #include <trainbench/capacity/torch/capacity_search.hpp>
 #include <trainbench/cli/console_progress.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/option_values.hpp>
 #include <trainbench/cli/progress_options.hpp>
 #include <trainbench/matrix/isolation_settings.hpp>
 #include <trainbench/matrix/matrix.hpp>
@@ -15,11 +16,15 @@
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/rank_environment.hpp>
+#include <trainbench/runner/rank_launcher.hpp>
 #include <trainbench/runner/resume_check.hpp>
 #include <trainbench/runner/run_args.hpp>
 #include <trainbench/runner/torch/environment.hpp>
+#include <trainbench/runner/torch/rank_protocol.hpp>
 #include <trainbench/runner/torch/runner.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/c10d_adapter.hpp>
 #include <trainbench/training/torch/registry.hpp>
 
 namespace tb::cli {
@@ -43,7 +48,11 @@ struct RunArgs {
   std::string history = "results/history.sqlite";
   std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
   std::optional<Detail> progress = Detail::normal;  // std::nullopt: --quiet
+  int nproc_per_node = 0;        // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
+  double dist_timeout_s = 300;   // every collective and every wait for another rank
 };
+
+constexpr int kMaxProcPerNode = 1024;
 
 RunArgs read_run_args(const ParsedArgs& p) {
   RunArgs a;
@@ -58,6 +67,17 @@ RunArgs read_run_args(const ParsedArgs& p) {
   else if (!flag.empty()) a.history = *p.value("--history");
   if (const auto flag = p.last_of({"--isolate", "--no-isolate"}); !flag.empty()) a.isolate = flag == "--isolate";
   a.progress = progress_detail(p);
+  if (const auto n = p.value("--nproc-per-node")) {
+    const double v = parse_non_negative("--nproc-per-node", *n);
+    TB_CHECK_INPUT(v >= 1 && v <= kMaxProcPerNode && v == static_cast<int>(v), "command line", "--nproc-per-node",
+                   "expected a whole number of ranks from 1 to ", kMaxProcPerNode, ", got '", *n, "'");
+    a.nproc_per_node = static_cast<int>(v);
+  }
+  if (const auto t = p.value("--dist-timeout")) {
+    a.dist_timeout_s = parse_non_negative("--dist-timeout", *t);
+    TB_CHECK_INPUT(a.dist_timeout_s >= 1 && a.dist_timeout_s <= 7 * 24 * 3600, "command line", "--dist-timeout",
+                   "expected seconds from 1 to a week, got '", *t, "'");
+  }
   return a;
 }
 
@@ -92,7 +112,8 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   options.history_db = a.history;
 }
 
-int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
+int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& world, std::ostream& out,
+               std::ostream& err) {
   const std::string dir = *given.value("--resume");
   const bool force = given.has("--force");
   const std::string results_path = (std::filesystem::path(dir) / "results.json").string();
@@ -108,6 +129,16 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
       resume_arguments(previous.environment.value("command_line", nlohmann::json::array()),
                        given.tokens_without({"--resume", "--force"}), takes_value)));
   TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ", dir);
+  // A run that had its ranks started by trainbench resumes the same way.
+  if (!world && a.nproc_per_node > 0) {
+    std::vector<std::string> argv = {"trainbench", "run"};
+    for (auto& token : given.tokens_without({})) argv.push_back(std::move(token));
+    if (!given.has("--nproc-per-node")) {
+      argv.push_back("--nproc-per-node");
+      argv.push_back(std::to_string(a.nproc_per_node));
+    }
+    return launch_ranks({.nproc = a.nproc_per_node, .argv = argv}, err);
+  }
   if (a.matrix.empty()) a.matrix = previous.matrix_file;
   TB_CHECK_INPUT(!a.matrix.empty(), results_path, "matrix.file",
                  "empty; name the matrix: trainbench run MATRIX --resume ", dir);
@@ -115,6 +146,7 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
   RunOptions options;
   ConsoleProgress console(out, a.progress.value_or(Detail::normal));
   load_for_run(a, spec, options, console);
+  options.world = world;
 
   const auto environment = capture_environment({}, spec.defaults.seed);
   const auto refusals =
@@ -143,8 +175,36 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
   return run_exit_code(run, options.out_dir, err);
 }
 
+// Tells a data-parallel run's other ranks to stop waiting when rank 0 returns, whatever way.
+struct FollowerRelease {
+  std::shared_ptr<dist::World> world;
+  ~FollowerRelease() {
+    if (!world) return;
+    try {
+      release_followers(*world);
+    } catch (const std::exception&) {
+      // The store went with the other ranks.
+    }
+  }
+};
+
 int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
-  if (p.has("--resume")) return resume_run(p, out, err);
+  // One rank of several (started by --nproc-per-node, torchrun or srun): join the others. Rank 0
+  // runs the matrix; every other rank follows it (runner/torch/rank_protocol.hpp).
+  std::shared_ptr<dist::World> world;
+  if (const auto env = rank_environment(process_environment())) {
+    const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(read_run_args(p).dist_timeout_s * 1000));
+    world = dist::World::join(*env, timeout);
+    if (env->rank != 0) {
+      install_interrupt_handlers();  // rank 0 decides when to stop; a Ctrl-C here only waits for it
+      RunOptions options;
+      options.world = world;
+      options.follower = true;
+      return follow_leader(options);
+    }
+  }
+  const FollowerRelease release{world};
+  if (p.has("--resume")) return resume_run(p, world, out, err);
   TB_CHECK_INPUT(!p.has("--force"), "command line", "--force", "only goes with --resume DIR");
   RunArgs a = read_run_args(p);
   if (a.matrix.empty()) a.matrix = default_matrix();
@@ -152,6 +212,15 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   RunOptions options;
   ConsoleProgress console(out, a.progress.value_or(Detail::normal));
   load_for_run(a, spec, options, console);
+  if (!world && a.nproc_per_node > 0) {
+    // This node's ranks, each running this same command (the matrix was checked above).
+    std::vector<std::string> argv = {"trainbench", "run"};
+    for (auto& token : p.tokens_without({})) argv.push_back(std::move(token));
+    return launch_ranks({.nproc = a.nproc_per_node, .argv = argv}, err);
+  }
+  options.world = world;
+  TB_CHECK_INPUT(!(options.isolate && world), a.matrix, "isolate",
+                 "--isolate cannot run with several ranks (run --no-isolate)");
   options.out_dir = a.out_dir;
   // Recorded in results.json; `run --resume` reads it back through this same option table.
   options.command_line = {"trainbench", "run"};
@@ -244,6 +313,11 @@ const Command& run_command() {
                    {"--no-isolate", "", "all scenarios in this process (overrides the matrix's \"isolate\")"},
                    {"--resume", "DIR", "finish the interrupted run saved in DIR"},
                    {"--force", "", "with --resume: resume even when the matrix or the hardware changed"},
+                   {"--nproc-per-node", "N",
+                    "start N ranks on this node for data-parallel scenarios (axes.world_size);\n"
+                    "under torchrun or srun the launcher starts them instead"},
+                   {"--dist-timeout", "SECONDS",
+                    "give up on a rank that does not answer a collective within SECONDS (default 300)"},
                    kQuietOption,
                    kVerboseOption},
        .epilogue =

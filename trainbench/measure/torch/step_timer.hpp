@@ -17,6 +17,9 @@ struct StepSample {
   std::array<double, kPhaseCount> phase_s{};
   double loss = 0;      // mean loss over the step's micro-batches
   bool stepped = true;  // false when the gradient scaler skipped the optimizer step
+  // Data-parallel steps: all-reduce time hidden behind backward's compute (phase_s[comm] is the
+  // exposed part).
+  double overlapped_comm_s = 0;
 };
 
 // Boundaries the trainer marks in one optimizer step of `accumulation` micro-batches (the same

@@ -21,10 +21,12 @@
 #include <trainbench/runner/resume_check.hpp>
 #include <trainbench/runner/torch/environment.hpp>
 #include <trainbench/runner/torch/isolated_table.hpp>
+#include <trainbench/runner/torch/rank_protocol.hpp>
 #include <trainbench/runner/torch/run_finish.hpp>
 #include <trainbench/runner/torch/scenario_session.hpp>
 #include <trainbench/runner/torch/scenario_table.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/training/torch/c10d_adapter.hpp>
 #include <trainbench/training/torch/registry.hpp>
 
 namespace tb {
@@ -156,6 +158,13 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
                                                            scenarios_digest(all), spec.file, options,
                                                            run_start, options.listener);
+  } else if (options.world) {
+    // Several ranks: rank 0 leads, the others follow its commands (rank_protocol.hpp).
+    run.extra["ranks"] = {{"world_size", options.world->size()},
+                          {"launcher", options.world->environment().launcher}};
+    scenario_set = std::make_unique<LeaderScenarioTable>(
+        options.world, std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
+                                                       options.listener));
   } else {
     scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
                                                    options.listener);
@@ -168,6 +177,7 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
   };
   run_schedule(table, rule, spec.defaults.seed, options.listener, save);
   run.scenarios = in_matrix_order(table.take_results());
+  scenario_set.reset();  // every scenario is done: a data-parallel run's other ranks may exit
   if (!results_path.empty()) save_results(run, results_path);
   // The matmul peaks take seconds: a stopped run stops now, and its resume measures them.
   if (!interrupted()) add_utilization(run, spec, options.listener);

@@ -5,6 +5,7 @@
 // run can be finished later (resume_matrix).
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -16,6 +17,10 @@
 #include <trainbench/runner/run_listener.hpp>
 
 namespace tb {
+
+namespace dist {
+class World;
+}
 
 struct RunOptions {
   std::string run_id;                  // "" : derived from the time and the matrix name
@@ -32,6 +37,10 @@ struct RunOptions {
   bool isolate = false;
   std::vector<std::string> set_overrides;
   std::string worker_program;
+  // A data-parallel run: this process's place among the ranks (nullptr: one process). Rank 0
+  // runs the schedule and writes everything; the others follow it (rank_protocol.hpp).
+  std::shared_ptr<dist::World> world;
+  bool follower = false;  // a rank other than 0: rank 0 decides when segments end or stop
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
   // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
   std::function<void(const ScenarioParams&, int step)> test_hook;

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/DeviceAccelerator.h>
@@ -24,6 +25,8 @@
 #include <trainbench/runner/stopping_criterion.hpp>
 #include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/batch_stream.hpp>
+#include <trainbench/training/torch/c10d_adapter.hpp>
+#include <trainbench/training/torch/sharded_source.hpp>
 #include <trainbench/training/torch/precision.hpp>
 #include <trainbench/training/torch/registry.hpp>
 #include <trainbench/training/torch/trainer.hpp>
@@ -32,8 +35,37 @@ namespace tb {
 
 namespace {
 
-c10::Device resolve_device(const std::string& device) {
-  return device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+// One device per rank: a rank takes the GPU of its place on the node.
+c10::Device resolve_device(const std::string& device, const RunOptions& options) {
+  if (device != "cuda") return c10::Device(c10::kCPU);
+  const int local_rank = options.world ? options.world->environment().local_rank : 0;
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(local_rank));
+}
+
+bool is_data_parallel(const ScenarioParams& p) { return p.world_size > 1 || p.reducer == "always"; }
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+// What one rank measured, for rank 0's straggler view.
+RankTiming rank_timing(int rank, const std::vector<StepSample>& measured, int per_rank_batch) {
+  RankTiming t;
+  t.rank = rank;
+  t.host = host_name();
+  std::vector<double> steps, exposed, compute;
+  for (const auto& m : measured) {
+    const double comm = m.phase_s[static_cast<int>(Phase::comm)];
+    steps.push_back(m.step_s);
+    exposed.push_back(comm);
+    compute.push_back(m.step_s - comm);
+  }
+  t.median_step_s = stats::median(steps);
+  t.exposed_comm_s = stats::median(exposed);
+  t.compute_s = stats::median(compute);
+  t.samples_per_s = t.median_step_s > 0 ? per_rank_batch / t.median_step_s : 0;
+  return t;
 }
 
 std::shared_ptr<SampleSource> make_source(const ScenarioParams& p) {
@@ -115,7 +147,7 @@ struct ScenarioSession::State {
   explicit State(const ScenarioParams& p, const RunOptions& o)
       : params(p),
         options(o),
-        device(resolve_device(p.device)),
+        device(resolve_device(p.device, o)),
         criterion(make_stopping_criterion(p.stopping)) {}
 
   const ScenarioParams params;  // the trainer keeps a reference: never moves
@@ -130,6 +162,13 @@ struct ScenarioSession::State {
   std::unique_ptr<TrainableModel> model;
   std::unique_ptr<BatchStream> stream;
   std::unique_ptr<Trainer> trainer;
+  // Data-parallel only: the scenario's ranks and the reducer on its parameters (destroyed before
+  // the trainer and the model, whose gradients it hooks).
+  std::shared_ptr<dist::World> solo_world;  // the reducer alone, without a launcher
+  std::shared_ptr<dist::Group> group;
+  std::unique_ptr<dist::GradientReducer> reducer;
+  std::string group_tag;
+  std::optional<DataParallelSection> data_parallel;  // filled when built, completed by result()
   std::unique_ptr<MemoryWatch> memory_watch;
   std::optional<MemoryStats> memory;  // read after the first segment
   DisturbanceMeter disturbance;
@@ -145,7 +184,18 @@ struct ScenarioSession::State {
   // Step-time distribution with its drift-aware interval, from the segments so far.
   Distribution timing() const;
   ScenarioResult result() const;
+  // Whether to go on: rank 0's `done` (or its interrupt) on every rank of a data-parallel
+  // scenario, so all ranks run the same steps; throws Interrupted on every rank alike.
+  enum Decision : std::int64_t { go_on = 0, done = 1, stop = 2 };
+  Decision decide(bool done_here) const;
 };
+
+ScenarioSession::State::Decision ScenarioSession::State::decide(bool done_here) const {
+  const bool leader = !options.follower;
+  std::int64_t d = leader && interrupted() ? stop : done_here ? done : go_on;
+  if (group && group->size() > 1) d = group->broadcast_decision(d);
+  return static_cast<Decision>(d);
+}
 
 Distribution ScenarioSession::State::timing() const {
   std::vector<double> medians, steps;
@@ -156,7 +206,7 @@ Distribution ScenarioSession::State::timing() const {
 
 ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options,
                                  Clock::time_point run_start,
-                                 std::int64_t base_rss_bytes)
+                                 std::int64_t base_rss_bytes, const std::string& group_tag)
     : s_(std::make_unique<State>(params, options)) {
   auto& s = *s_;
   const ScenarioParams& p = s.params;
@@ -165,15 +215,55 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.built = Clock::now();
   const auto support = check_precision(p.precision, p.device);
   if (!support.supported) throw ScenarioSkipped(support.reason);
+  const bool data_parallel = is_data_parallel(p);
+  if (p.world_size > 1 && !options.world)
+    throw ScenarioSkipped("world_size " + std::to_string(p.world_size) +
+                          " needs that many ranks: run with --nproc-per-node N, under torchrun or srun "
+                          "(README \"Data-parallel scenarios\")");
+  if (data_parallel && options.world && options.world->size() < p.world_size)
+    throw ScenarioSkipped("world_size " + std::to_string(p.world_size) + " needs that many ranks; this run has " +
+                          std::to_string(options.world->size()));
+  s.group_tag = group_tag;
   const PrecisionGuard precision_guard(p.precision);
   const RngStateScope rng(s.rng_state);
   torch::manual_seed(p.seed);
 
   s.profile_pass.emplace(p, options.profile);
   s.source = make_source(p);
+  if (p.world_size > 1) s.source = std::make_shared<ShardedSource>(s.source, options.world->rank(), p.world_size);
   s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
   s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers, p.test_delay_ms);
   s.trainer = std::make_unique<Trainer>(p, *s.model, *s.stream, s.device);
+  if (data_parallel) {
+    // As DistributedDataParallel starts: rank 0's parameters and buffers everywhere, then the
+    // reducer; then one all-reduce of the gradient's size, timed now, for the communication model.
+    // The reducer alone (world_size 1) runs in a one-rank world of its own without a launcher.
+    if (!options.world) s.solo_world = dist::World::solo(std::chrono::minutes(5));
+    dist::World& world = options.world ? *options.world : *s.solo_world;
+    s.group = world.group(p.world_size, s.device, group_tag.empty() ? "solo" : group_tag);
+    auto& module = s.model->module();
+    std::vector<at::Tensor> state = module.parameters();
+    for (const auto& b : module.buffers()) state.push_back(b);
+    s.group->broadcast_from_rank0(state);
+    s.reducer = std::make_unique<dist::GradientReducer>(s.group, module.parameters(), p.data_parallel.bucket_mb);
+    s.trainer->attach_reducer(s.reducer.get());
+    DataParallelSection dp;
+    dp.backend = s.group->backend();
+    dp.world_size = p.world_size;
+    dp.scaling = p.scaling;
+    dp.global_batch = global_batch(p);
+    dp.bucket_mb = p.data_parallel.bucket_mb;
+    dp.buckets = s.reducer->buckets();
+    dp.gradient_bytes = s.reducer->gradient_bytes();
+    dp.allreduce_s = s.group->time_allreduce(dp.gradient_bytes, 5);
+    dp.latency_s = s.group->time_allreduce(4, 10);
+    if (dp.allreduce_s > 0) {
+      const double n = p.world_size;
+      dp.algbw_bytes_per_s = static_cast<double>(dp.gradient_bytes) / dp.allreduce_s;
+      dp.busbw_bytes_per_s = dp.algbw_bytes_per_s * 2.0 * (n - 1) / n;  // nccl-tests' all-reduce factor
+    }
+    s.data_parallel = std::move(dp);
+  }
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
   if (s.device.is_cuda() && NvmlLibrary::shared().available())
     s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
@@ -204,15 +294,21 @@ void ScenarioSession::run_segment(int round) {
   };
   // Unmeasured steps stop early once `budget_s` of wall time is spent: a large warmup must not
   // outlast the scenario's time budget (unmeasured_steps records how many ran).
+  // Every step asks first (State::decide): one process decides alone, data-parallel ranks
+  // take rank 0's decision.
+  auto go_on = [&](bool done_here) {
+    const auto d = s.decide(done_here);
+    if (d == State::stop) abandon();
+    return d == State::go_on;
+  };
   auto unmeasured = [&](int steps, double budget_s) {
     const auto start = Clock::now();
     for (int i = 0; i < steps; ++i) {
-      if (interrupted()) abandon();
+      if (!go_on(i > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= budget_s)) break;
       if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
       s.trainer->step(sample);
       s.loss_curve.push_back(sample.loss);
       ++s.unmeasured_steps;
-      if (std::chrono::duration<double>(Clock::now() - start).count() >= budget_s) break;
     }
   };
   if (!s.warmed_up) {
@@ -229,8 +325,7 @@ void ScenarioSession::run_segment(int round) {
   double measured_s = 0;
   if (s.gpu) s.gpu->sample();
   s.disturbance.begin();
-  while (!s.criterion->segment_done(seg.steps, measured_s)) {
-    if (interrupted()) abandon();
+  while (go_on(s.criterion->segment_done(seg.steps, measured_s))) {
     if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
     s.trainer->step(sample);
     s.measured.push_back(sample);
@@ -268,12 +363,14 @@ ScenarioResult ScenarioSession::State::result() const {
   r.converged = criterion->converged(r.step_time_s);
   r.stop_reason = criterion->stop_reason(r.step_time_s);
   if (r.step_time_s.median > 0) {
-    r.samples_per_s = static_cast<double>(params.effective_batch) / r.step_time_s.median;
+    // Data-parallel: every rank's samples (the step ends together on all of them).
+    r.samples_per_s = static_cast<double>(global_batch(params)) / r.step_time_s.median;
     r.tokens_per_s = r.samples_per_s * static_cast<double>(model ? model->tokens_per_sample() : 0);
   }
   double total = 0;
   if (!measured.empty())
     for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      if (i == static_cast<std::size_t>(Phase::comm) && !data_parallel) continue;  // one process: none
       PhaseStat ps;
       ps.name = kPhaseNames[i];
       ps.median_s = stats::median(phase[i]);
@@ -290,6 +387,17 @@ ScenarioResult ScenarioSession::State::result() const {
     r.final_loss_scale = trainer->scaler().enabled() ? trainer->scaler().scale_value() : 0.0;
   }
   if (memory) r.memory = *memory;
+  if (data_parallel) {
+    r.data_parallel = data_parallel;
+    std::vector<double> exposed, overlapped;
+    for (const auto& m : measured) {
+      exposed.push_back(m.phase_s[static_cast<int>(Phase::comm)]);
+      overlapped.push_back(m.overlapped_comm_s);
+    }
+    r.data_parallel->exposed_comm_s = stats::median(exposed);
+    r.data_parallel->overlapped_comm_s = stats::median(overlapped);
+    r.data_parallel->ranks = {rank_timing(group ? group->rank() : 0, measured, params.effective_batch)};
+  }
   r.disturbance = disturbance.result(params.contention);
   if (gpu) {
     // A GPU slowed by heat or a hardware brake measures the cooling, not the code.
@@ -330,8 +438,22 @@ ScenarioResult ScenarioSession::finish() {
     throw MemoryBudgetExceeded("peak RSS " + std::to_string(r.memory.peak_rss_bytes) +
                                " bytes exceeds the memory budget of " + std::to_string(budget) +
                                " bytes");
+  if (s.group && s.group->size() > 1) {
+    // The straggler view: every rank's own timing, gathered on rank 0 through the store.
+    const int rank = s.group->rank();
+    const std::string key = "timing/" + s.group_tag + "/";
+    if (rank != 0) {
+      s.options.world->put(key + std::to_string(rank),
+                           nlohmann::json(rank_timing(rank, s.measured, s.params.effective_batch)).dump());
+    } else {
+      for (int other = 1; other < s.group->size(); ++other)
+        r.data_parallel->ranks.push_back(
+            nlohmann::json::parse(s.options.world->take(key + std::to_string(other))).get<RankTiming>());
+    }
+  }
   // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
-  if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
+  // Not yet for data-parallel scenarios (every rank would have to take the same profiled steps).
+  if (s.profile_pass->enabled() && !s.options.out_dir.empty() && !(s.group && s.group->size() > 1)) {
     const PrecisionGuard precision_guard(s.params.precision);
     const RngStateScope rng(s.rng_state);
     auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);

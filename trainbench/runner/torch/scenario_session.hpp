@@ -25,8 +25,13 @@ class ScenarioSession {
   // building it throws). `run_start` dates the segments; `base_rss_bytes` is the process's
   // resident size before any scenario was built: with other scenarios alive in the same process,
   // this one's peak is counted as base + its own growth (see MemoryWatch).
+  // A data-parallel scenario (world_size > 1) needs options.world (reducer "always" alone makes
+  // a one-rank world of its own); every rank below its world_size builds it at the same time with the same
+  // `group_tag` (unique in the run: its process group and messages are named after it), and
+  // rank 0 gathers the others' timings when it finishes.
   ScenarioSession(const ScenarioParams& params, const RunOptions& options,
-                  Clock::time_point run_start, std::int64_t base_rss_bytes);
+                  Clock::time_point run_start, std::int64_t base_rss_bytes,
+                  const std::string& group_tag = "");
   ~ScenarioSession();
   ScenarioSession(const ScenarioSession&) = delete;
   ScenarioSession& operator=(const ScenarioSession&) = delete;

@@ -49,7 +49,7 @@ void ScenarioTable::segment(std::size_t i, int round) {
   try {
     if (!slot.session)
       slot.session = std::make_unique<ScenarioSession>(
-          slot.params, options_, run_start_, base_rss_);
+          slot.params, options_, run_start_, base_rss_, "s" + std::to_string(i));
     slot.session->run_segment(round);
   } catch (const Interrupted&) {
     // Not the scenario's failure: the run is stopping, and interrupt_unfinished() records it.
@@ -70,6 +70,11 @@ void ScenarioTable::finish(std::size_t i) {
   } catch (...) {
     fail(i, std::current_exception());
   }
+}
+
+void ScenarioTable::abort(std::size_t i, const std::string& why) {
+  if (slots_[i].result) return;
+  fail(i, std::make_exception_ptr(std::runtime_error(why)));
 }
 
 void ScenarioTable::finish_all() {

@@ -40,6 +40,9 @@ class ScenarioTable final : public ScenarioSet {
   void finish(std::size_t i) override;
   void finish_all() override;
   void interrupt_unfinished() override;
+  // Ends scenario i as failed for a reason outside it (another rank of a data-parallel scenario
+  // failed); nothing when it is already finished.
+  void abort(std::size_t i, const std::string& why);
 
   std::optional<ScenarioResult> snapshot_of(std::size_t i) const override;
   std::optional<ScenarioResult> take_result(std::size_t i) override;

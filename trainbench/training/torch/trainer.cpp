@@ -1,5 +1,7 @@
 #include <trainbench/training/torch/trainer.hpp>
 
+#include <algorithm>
+
 #include <ATen/ATen.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
@@ -43,7 +45,9 @@ void Trainer::step(StepSample& out) {
   const auto device_type = device_.type();
   timer_->start_step();
   loss_sum_.zero_();
+  dist::CommTiming comm;
   for (int micro = 0; micro < k; ++micro) {
+    const bool sync = reducer_ != nullptr && micro == k - 1;  // DDP's no_sync for the others
     {
       PhaseScope phase(*timer_, Phase::data_wait);
       data_.next(batch_);
@@ -57,13 +61,16 @@ void Trainer::step(StepSample& out) {
     at::Tensor loss;
     {
       PhaseScope phase(*timer_, Phase::forward);
+      if (sync) reducer_->before_sync_forward();
       AutocastScope autocast(params_.precision, device_type);
       loss = model_.loss(model_.forward(input), target);
       if (k > 1) loss = loss * inv_k;  // the article's loss / k; no extra op when k == 1
     }
     {
       PhaseScope phase(*timer_, Phase::backward);
+      if (sync) reducer_->before_sync_backward();
       scaler_.scale(loss).backward();
+      if (sync) comm = reducer_->after_sync_backward();
       loss_sum_.add_(loss.detach());
     }
   }
@@ -79,6 +86,14 @@ void Trainer::step(StepSample& out) {
     optimizer_->zero_grad();
   }
   timer_->finish_step(out);
+  if (reducer_ != nullptr) {
+    // The wait for the all-reduce happened inside backward: move it to its own phase.
+    auto& backward = out.phase_s[static_cast<int>(Phase::backward)];
+    const double exposed = std::min(comm.exposed_s, backward);
+    backward -= exposed;
+    out.phase_s[static_cast<int>(Phase::comm)] = exposed;
+    out.overlapped_comm_s = comm.overlapped_s;
+  }
   out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
 }
 

@@ -1,0 +1,128 @@
+#include <trainbench/runner/torch/rank_protocol.hpp>
+
+#include <chrono>
+
+#include <trainbench/training/torch/c10d_adapter.hpp>
+
+namespace tb {
+
+namespace {
+
+using nlohmann::json;
+
+// Keys in the store. A command numbered n is "cmd/n"; a follower's answer to it "ack/n/RANK".
+std::string command_key(int n) { return "cmd/" + std::to_string(n); }
+std::string ack_key(int n, int rank) { return "ack/" + std::to_string(n) + "/" + std::to_string(rank); }
+constexpr const char* kScenariosKey = "scenarios";
+constexpr const char* kOverKey = "over";
+
+// How long rank 0 waits for a follower's answer: the follower may itself be stuck in a
+// collective until the timeout ends it, then needs a moment to answer.
+std::chrono::milliseconds answer_wait(const dist::World& world) {
+  return world.timeout() * 2 + std::chrono::seconds(30);
+}
+
+// A follower waits for `key` as long as rank 0 runs; nullopt once rank 0 said the run is over.
+std::optional<std::string> await(dist::World& world, const std::string& key) {
+  for (;;) {
+    if (auto value = world.poll(key, std::chrono::seconds(1))) return value;
+    if (world.poll(kOverKey, std::chrono::milliseconds(0))) return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void release_followers(dist::World& world) {
+  if (world.rank() == 0) world.put(kOverKey, "1");
+}
+
+LeaderScenarioTable::LeaderScenarioTable(std::shared_ptr<dist::World> world, std::unique_ptr<ScenarioTable> table)
+    : world_(std::move(world)), table_(std::move(table)) {
+  json scenarios = json::array();
+  for (std::size_t i = 0; i < table_->size(); ++i) scenarios.push_back(table_->params(i));
+  world_->put(kScenariosKey, scenarios.dump());
+}
+
+LeaderScenarioTable::~LeaderScenarioTable() {
+  try {
+    send({{"op", "exit"}});
+    release_followers(*world_);
+  } catch (const std::exception&) {
+    // A store that is gone has no follower left to tell.
+  }
+}
+
+bool LeaderScenarioTable::on_several_ranks(std::size_t i) const {
+  const int n = table_->params(i).world_size;
+  return n > 1 && n <= world_->size();
+}
+
+void LeaderScenarioTable::send(const json& command) { world_->put(command_key(++sent_), command.dump()); }
+
+void LeaderScenarioTable::segment(std::size_t i, int round) {
+  if (!on_several_ranks(i)) {
+    table_->segment(i, round);
+    return;
+  }
+  send({{"op", "segment"}, {"i", i}, {"round", round}});
+  const int command = sent_;
+  table_->segment(i, round);
+  // Every rank of the scenario answers; one failure fails the scenario on all of them.
+  std::string failure;
+  if (!table_->active(i)) {
+    const auto result = table_->snapshot_of(i);
+    failure = "rank 0: " + (result ? result->message : std::string("failed"));
+  }
+  for (int rank = 1; rank < table_->params(i).world_size; ++rank) {
+    json ack;
+    try {
+      ack = json::parse(world_->take(ack_key(command, rank), answer_wait(*world_)));
+    } catch (const std::exception& e) {
+      ack = {{"failed", true}, {"message", e.what()}};
+    }
+    if (ack.value("failed", false) && failure.empty())
+      failure = "rank " + std::to_string(rank) + ": " + ack.value("message", std::string("failed"));
+  }
+  if (failure.empty()) return;
+  table_->abort(i, failure);
+  send({{"op", "drop"}, {"i", i}, {"why", failure}});
+}
+
+void LeaderScenarioTable::finish(std::size_t i) {
+  // Finishing gathers the followers' timings (scenario_session.cpp); only a scenario still alive
+  // on the followers has them.
+  if (on_several_ranks(i) && table_->active(i)) send({{"op", "finish"}, {"i", i}});
+  table_->finish(i);
+}
+
+int follow_leader(const RunOptions& options) {
+  dist::World& world = *options.world;
+  const auto published = await(world, kScenariosKey);
+  if (!published) return 0;  // rank 0 stopped before measuring anything
+  std::vector<ScenarioParams> scenarios = json::parse(*published).get<std::vector<ScenarioParams>>();
+  ScenarioTable table(std::move(scenarios), options, std::chrono::steady_clock::now(), 0, nullptr);
+  for (int n = 1;; ++n) {
+    const auto text = await(world, command_key(n));
+    if (!text) return 0;
+    const json command = json::parse(*text);
+    const std::string op = command.value("op", "");
+    if (op == "exit") return 0;
+    const std::size_t i = command.value("i", std::size_t{0});
+    if (i >= table.size()) continue;
+    const bool mine = world.rank() < table.params(i).world_size;
+    if (op == "segment" && mine) {
+      table.segment(i, command.value("round", 0));
+      json ack = {{"failed", !table.active(i)}};
+      if (!table.active(i))
+        if (const auto result = table.snapshot_of(i)) ack["message"] = result->message;
+      world.put(ack_key(n, world.rank()), ack.dump());
+    } else if (op == "finish" && mine) {
+      table.finish(i);
+      table.take_result(i);  // rank 0 keeps the results
+    } else if (op == "drop") {
+      table.abort(i, command.value("why", std::string("dropped by rank 0")));
+    }
+  }
+}
+
+}  // namespace tb
