@@ -102,7 +102,7 @@ const std::vector<ScenarioAxis>& scenario_axes() {
           "batch", {.prefix = "/b"}, {.header = "micro-batch", .numeric = true}, integers(1, kMaxBatch), nullptr),
       // Data-parallel ranks; ids leave out 1 ("/r2" is two ranks).
       product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
-          "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true},
+          "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true, .hidden_when_all = "1"},
           integers(1, kMaxWorldSize), 1),
       // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
       product<&ScenarioParams::reducer, &MatrixSpec::reducer>(

@@ -40,6 +40,7 @@ struct AxisListingColumn {
   const char* header = nullptr;  // nullptr: no column
   bool numeric = false;          // numbers right-aligned, text left-aligned
   const char* empty_text = "";   // shown for an empty value
+  const char* hidden_when_all = nullptr;  // no column when every scenario has this value
 };
 
 // The typed link between a product axis, its value list in MatrixSpec and its ScenarioParams field.

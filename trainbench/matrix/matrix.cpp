@@ -559,6 +559,11 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     }
   }
 
+  // The batch search probes on one process; data-parallel scenarios name their batch.
+  if (spec.batch_search && std::any_of(spec.world_size.begin(), spec.world_size.end(), [](int n) { return n > 1; }))
+    r.fail("axes.world_size", "batch \"max\" (a capacity search) runs on one process: give the batch of "
+                              "data-parallel scenarios");
+
   if (j.contains("exclude")) {
     const json& ex = j["exclude"];
     if (!ex.is_array()) r.fail("exclude", "must be a list of objects, got " + excerpt(ex));
@@ -649,6 +654,13 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
     } else {
       p.effective_batch = batch * p.accumulation;
     }
+    // Strong scaling: the batch the matrix names is the global one, split over the ranks.
+    const bool strong = p.scaling == "strong" && !spec.batch_search;
+    const int micro = p.batch;
+    if (strong) {
+      p.batch = micro / p.world_size;
+      p.effective_batch = p.batch * p.accumulation;
+    }
     // The reducer is always there with several ranks: "always" only adds world size 1's twin.
     if (p.reducer == "always" && p.world_size > 1) return;
     const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
@@ -659,16 +671,11 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
                        "hold_effective_batch: effective batch " + std::to_string(batch) +
                            " is not divisible by accumulation " + std::to_string(p.accumulation) +
                            " (exclude this combination or change the values)");
-    // Strong scaling: the batch the matrix names is the global one, split over the ranks.
-    if (p.scaling == "strong" && !spec.batch_search) {
-      if (p.batch % p.world_size != 0)
-        throw InputError(spec.file, "axes.batch/axes.world_size",
-                         "scaling \"strong\": micro-batch " + std::to_string(p.batch) +
-                             " is not divisible by world_size " + std::to_string(p.world_size) +
-                             " (exclude this combination or change the values)");
-      p.batch /= p.world_size;
-      p.effective_batch = p.batch * p.accumulation;
-    }
+    if (strong && micro % p.world_size != 0)
+      throw InputError(spec.file, "axes.batch/axes.world_size",
+                       "scaling \"strong\": micro-batch " + std::to_string(micro) +
+                           " is not divisible by world_size " + std::to_string(p.world_size) +
+                           " (exclude this combination or change the values)");
     out.push_back(std::move(p));
   });
   return out;

@@ -1,6 +1,7 @@
 #include <trainbench/matrix/matrix_listing.hpp>
 
 #include <functional>
+#include <algorithm>
 #include <sstream>
 
 #include <trainbench/matrix/axis.hpp>
@@ -17,12 +18,17 @@ struct Column {
 };
 
 // The scenario's index and id, the listed fields of scenario_axes(), the effective batch.
-std::vector<Column> columns() {
+std::vector<Column> columns(const std::vector<ScenarioParams>& scenarios) {
   std::vector<Column> out = {
       {"#", true, [](std::size_t index, const ScenarioParams&) { return std::to_string(index); }},
       {"id", false, [](std::size_t, const ScenarioParams& p) { return scenario_id(p); }}};
   for (const ScenarioAxis& axis : scenario_axes()) {
     if (axis.listing.header == nullptr) continue;
+    if (axis.listing.hidden_when_all != nullptr &&
+        std::all_of(scenarios.begin(), scenarios.end(), [&axis](const ScenarioParams& p) {
+          return axis_text(axis.value(p)) == axis.listing.hidden_when_all;
+        }))
+      continue;
     out.push_back({axis.listing.header, axis.listing.numeric, [&axis](std::size_t, const ScenarioParams& p) {
                      const std::string text = axis_text(axis.value(p));
                      return text.empty() ? std::string(axis.listing.empty_text) : text;
@@ -63,7 +69,7 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
        << "; the first scenario is used instead\n";
 
   // One table; the baseline's row is marked in a margin in front of it.
-  const std::vector<Column> cols = columns();
+  const std::vector<Column> cols = columns(scenarios);
   TextTable table;
   for (const Column& col : cols) {
     table.titles.push_back(col.header);

@@ -24,6 +24,15 @@ std::string gpu_name(const RunResult& run) {
   return gpus.empty() ? std::string() : gpus.front().value("name", "");
 }
 
+// The devices a scenario's throughput came from: its ranks on CUDA; on the CPU its nodes (the
+// ranks of one node share its cores, and the peak was measured with all of them).
+int devices_used(const RunResult& run, const ScenarioParams& p) {
+  if (p.world_size <= 1) return 1;
+  if (p.device == "cuda") return p.world_size;
+  const int per_node = run.extra.value("ranks", nlohmann::json::object()).value("local_world_size", 1);
+  return std::max(1, (p.world_size + std::max(1, per_node) - 1) / std::max(1, per_node));
+}
+
 }  // namespace
 
 namespace {
@@ -77,13 +86,24 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
       peaks[key] = m;
     }
     const auto& m = peaks[key];
-    const auto peak = capacity::choose_peak(m.flops_per_s, gpu_name(run), s.params.precision, m.detail);
+    auto peak = capacity::choose_peak(m.flops_per_s, gpu_name(run), s.params.precision, m.detail);
+    // A data-parallel scenario's throughput is every rank's: against the peak of every device it
+    // ran on (one GPU per rank; CPU ranks share their node's cores, so one peak per node).
+    const int devices = devices_used(run, s.params);
+    if (peak && devices > 1) {
+      peak->flops_per_s *= devices;
+      peak->detail += " x " + std::to_string(devices) + " devices";
+    }
     std::optional<capacity::Projection> projection;
     if (target) {
-      const auto dataset_size = s.extra.value("dataset", nlohmann::json::object()).value("samples", std::int64_t{0});
+      // A rank's dataset is its shard.
+      const auto dataset_size =
+          s.extra.value("dataset", nlohmann::json::object()).value("samples", std::int64_t{0}) * s.params.world_size;
       const double tokens = s.samples_per_s > 0 ? s.tokens_per_s / s.samples_per_s : 0;
       const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
-      projection = capacity::project(samples, s.step_time_s, s.params.effective_batch, projection_options);
+      auto options = projection_options;
+      options.num_devices = std::max(options.num_devices, devices);
+      projection = capacity::project(samples, s.step_time_s, static_cast<int>(global_batch(s.params)), options);
     }
     s.capacity = capacity::capacity_section(per_sample, s.samples_per_s, peak, projection);
     if (listener && !s.capacity->mfu_error.empty()) listener->error(s.id + ": " + s.capacity->mfu_error);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include <trainbench/runner/interrupt.hpp>
 #include <trainbench/training/torch/c10d_adapter.hpp>
 
 namespace tb {
@@ -16,10 +17,14 @@ std::string ack_key(int n, int rank) { return "ack/" + std::to_string(n) + "/" +
 constexpr const char* kScenariosKey = "scenarios";
 constexpr const char* kOverKey = "over";
 
-// How long rank 0 waits for a follower's answer: the follower may itself be stuck in a
-// collective until the timeout ends it, then needs a moment to answer.
-std::chrono::milliseconds answer_wait(const dist::World& world) {
-  return world.timeout() * 2 + std::chrono::seconds(30);
+// A follower's answer to a segment rank 0 measured without trouble: the follower ran the same
+// steps in lockstep, so it answers within moments unless it died or hangs (then the run's
+// timeout). A Ctrl-C on rank 0 stops the wait.
+std::optional<std::string> await_answer(dist::World& world, const std::string& key) {
+  const auto deadline = std::chrono::steady_clock::now() + world.timeout();
+  while (std::chrono::steady_clock::now() < deadline && !interrupted())
+    if (auto value = world.poll(key, std::chrono::milliseconds(200))) return value;
+  return std::nullopt;
 }
 
 // A follower waits for `key` as long as rank 0 runs; nullopt once rank 0 said the run is over.
@@ -67,21 +72,26 @@ void LeaderScenarioTable::segment(std::size_t i, int round) {
   send({{"op", "segment"}, {"i", i}, {"round", round}});
   const int command = sent_;
   table_->segment(i, round);
-  // Every rank of the scenario answers; one failure fails the scenario on all of them.
-  std::string failure;
+  // One rank's failure fails the scenario on all of them. When rank 0's own segment failed (a
+  // peer died, a collective timed out) it knows enough: the others learn it from "drop".
   if (!table_->active(i)) {
     const auto result = table_->snapshot_of(i);
-    failure = "rank 0: " + (result ? result->message : std::string("failed"));
+    send({{"op", "drop"}, {"i", i}, {"why", "rank 0: " + (result ? result->message : std::string("failed"))}});
+    return;
   }
-  for (int rank = 1; rank < table_->params(i).world_size; ++rank) {
-    json ack;
-    try {
-      ack = json::parse(world_->take(ack_key(command, rank), answer_wait(*world_)));
-    } catch (const std::exception& e) {
-      ack = {{"failed", true}, {"message", e.what()}};
+  std::string failure;
+  for (int rank = 1; rank < table_->params(i).world_size && failure.empty(); ++rank) {
+    const auto answer = await_answer(*world_, ack_key(command, rank));
+    if (!answer) {
+      if (interrupted()) return;  // the schedule stops; interrupt_unfinished() records it
+      failure = "rank " + std::to_string(rank) + " did not answer within " +
+                std::to_string(world_->timeout().count() / 1000) + " s (--dist-timeout): it died or hangs";
+      break;
     }
-    if (ack.value("failed", false) && failure.empty())
-      failure = "rank " + std::to_string(rank) + ": " + ack.value("message", std::string("failed"));
+    const json ack = json::parse(*answer, nullptr, /*allow_exceptions=*/false);
+    if (!ack.is_object() || ack.value("failed", false))
+      failure = "rank " + std::to_string(rank) + ": " +
+                (ack.is_object() ? ack.value("message", std::string("failed")) : std::string("unreadable answer"));
   }
   if (failure.empty()) return;
   table_->abort(i, failure);

@@ -161,6 +161,7 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
   } else if (options.world) {
     // Several ranks: rank 0 leads, the others follow its commands (rank_protocol.hpp).
     run.extra["ranks"] = {{"world_size", options.world->size()},
+                          {"local_world_size", options.world->environment().local_world_size},
                           {"launcher", options.world->environment().launcher}};
     scenario_set = std::make_unique<LeaderScenarioTable>(
         options.world, std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/DeviceAccelerator.h>
+#include <ATen/core/grad_mode.h>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -172,6 +173,7 @@ std::shared_ptr<Group> World::group(int size, c10::Device device, const std::str
 }
 
 void Group::broadcast_from_rank0(const std::vector<at::Tensor>& tensors) {
+  const at::NoGradGuard no_grad;  // parameters are leaves that require grad: overwritten in place
   try {
     c10d::broadcast_coalesced(impl_->pg, tensors, kBroadcastBytes, 0);
   } catch (...) {
