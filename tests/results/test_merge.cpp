@@ -174,6 +174,17 @@ TEST(Merge, MixedEnvironmentsAreRefusedUnlessAllowed) {
   }
 }
 
+TEST(Merge, PeaksOfEveryShardOncePerDeviceAndPrecision) {
+  auto shards = shards_of(full_matrix(), 2);
+  const auto peak = [](const char* precision, double tflops) {
+    return nlohmann::json{{"device", "cpu"}, {"precision", precision}, {"peak", tflops}};
+  };
+  shards[0].run.extra["peaks"] = {peak("fp32", 1.0)};
+  shards[1].run.extra["peaks"] = {peak("fp32", 2.0), peak("amp_bf16", 3.0)};
+  const RunResult run = merge_shards(shards).run;
+  EXPECT_EQ(run.extra["peaks"], (nlohmann::json{peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
+}
+
 TEST(Merge, EnvironmentsOfOtherHostsOfOneKindAreOneEnvironment) {
   nlohmann::json a = {{"hostname", "node1"}, {"started_at", "2026-01-01T00:00:00Z"}, {"cpu", {{"model", "X"}}}};
   nlohmann::json b = a;

@@ -27,7 +27,8 @@ int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured
 
 // The shard that measured a scenario (extra.shard.index, runner/shard.hpp), -1 when unsharded.
 std::int64_t measured_in_shard(const ScenarioResult& s) {
-  return field_integer(s.extra.value("shard", nlohmann::json()), "index", -1);
+  const nlohmann::json* shard = field_object(s.extra, "shard");
+  return shard ? field_integer(*shard, "index", -1) : -1;
 }
 
 // Whether two scenarios of one run were interleaved in one session, round by round: the same

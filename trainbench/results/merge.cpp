@@ -109,6 +109,24 @@ std::vector<ScenarioResult> in_matrix_order(std::vector<LoadedShard>& shards) {
   return out;
 }
 
+// extra.peaks of every shard (each measured the peaks of its own scenarios' device and
+// precision), one entry per device and precision, the lowest shard's first.
+nlohmann::json all_peaks(const std::vector<LoadedShard>& shards) {
+  nlohmann::json peaks = nlohmann::json::array();
+  for (const auto& s : shards) {
+    const auto it = s.results.run.extra.find("peaks");
+    if (it == s.results.run.extra.end() || !it->is_array()) continue;
+    for (const auto& entry : *it) {
+      const auto same = [&](const nlohmann::json& e) {
+        return field_text(e, "device") == field_text(entry, "device") &&
+               field_text(e, "precision") == field_text(entry, "precision");
+      };
+      if (std::none_of(peaks.begin(), peaks.end(), same)) peaks.push_back(entry);
+    }
+  }
+  return peaks;
+}
+
 }  // namespace
 
 std::vector<std::string> mixed_environment_differences(const nlohmann::json& a, const nlohmann::json& b) {
@@ -162,6 +180,7 @@ MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& opti
   run.capacity = reference.capacity;
   run.extra = reference.extra;
   for (const char* own : {"shard", "resume", "ab_session"}) run.extra.erase(own);
+  if (const auto peaks = all_peaks(shards); !peaks.empty()) run.extra["peaks"] = peaks;
 
   nlohmann::json sources = nlohmann::json::array();
   for (const auto& s : shards)

@@ -61,10 +61,11 @@ struct MergedRun {
 // extra.merge.missing lists them). MixedEnvironments unless allow_mixed_environments.
 //
 // The merged run: the lowest shard's matrix name and file, environment, run capacity and extra
-// sections (without "shard", "resume" and "ab_session": they describe one shard's run); the full
-// matrix's digest; the shared baseline_id; the scenarios in full-matrix order (extra.shard
-// .position; shard by shard where a scenario has none); extra.merge = {count, shards: [{index,
-// location, run_id, hostname, started_at}], missing, environment_differences}; then annotate_run.
+// sections (without "shard", "resume" and "ab_session": they describe one shard's run; "peaks"
+// from every shard, one per device and precision); the full matrix's digest; the shared
+// baseline_id; the scenarios in full-matrix order (extra.shard.position; shard by shard where a
+// scenario has none); extra.merge = {count, shards: [{index, location, run_id, hostname,
+// started_at}], missing, environment_differences}; then annotate_run.
 MergedRun merge_shards(std::vector<ShardResults> shards, const MergeOptions& options = {});
 
 }  // namespace tb

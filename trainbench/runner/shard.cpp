@@ -107,7 +107,8 @@ void mark_shard(ScenarioResult& scenario, const Shard& shard, std::size_t positi
 }
 
 std::optional<std::size_t> matrix_position(const ScenarioResult& scenario) {
-  const auto position = optional_integer(scenario.extra.value("shard", nlohmann::json()), "position");
+  const nlohmann::json* shard = field_object(scenario.extra, "shard");
+  const auto position = shard ? optional_integer(*shard, "position") : std::nullopt;
   if (!position || *position < 0) return std::nullopt;
   return static_cast<std::size_t>(*position);
 }

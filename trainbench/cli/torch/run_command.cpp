@@ -106,6 +106,8 @@ int resume_run(const ParsedArgs& given, std::ostream& out, std::ostream& err) {
   TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume", dir,
                  " holds no results.json: nothing to resume");
   RunResult previous = load_results(results_path);
+  TB_CHECK_INPUT(!previous.extra.contains("merge"), results_path, "extra.merge",
+                 "merged shards (trainbench merge): resume the shard that did not finish, then merge again");
   const auto takes_value = [](const std::string& name) {
     const Option* option = run_command().spec.find(name);
     return option && option->takes_value();
