@@ -85,6 +85,14 @@ TEST_F(MergeCommand, ShardAndMergedResultsMatchTheSchema) {
   }
 }
 
+TEST_F(MergeCommand, HelpSaysWhatItMergesAndHowShardsCount) {
+  ASSERT_EQ(merge({"--help"}), 0);
+  const std::string help = out_.str();
+  for (const char* text : {"usage: trainbench merge DIR... --out DIR [options]", "--shard i/n", "i = 0 .. n-1",
+                           "--allow-mixed-environments", "--allow-missing-shards", "3 shards from different"})
+    EXPECT_NE(help.find(text), std::string::npos) << text << "\n" << help;
+}
+
 TEST_F(MergeCommand, FormatNoneWritesOnlyResults) {
   auto args = write_shards(2);
   args.insert(args.end(), {"--out", out_dir(), "--format", "none"});

@@ -138,6 +138,16 @@ TEST(Merge, MissingShardsMergeWhenAllowedAndAreRecorded) {
   for (const auto& id : dropped) EXPECT_EQ(find_scenario(merged.run, id), nullptr) << id;
 }
 
+TEST(Merge, AShardMissingScenariosMergesWithAWarning) {
+  const auto all = full_matrix();
+  auto shards = shards_of(all, 2);
+  shards[1].run.scenarios.pop_back();  // e.g. a results.json saved before the shard's end
+  const MergedRun merged = merge_shards(shards);
+  ASSERT_EQ(merged.warnings.size(), 1u);
+  EXPECT_EQ(merged.warnings[0], "the shards hold 6 scenarios, the matrix has 7");
+  EXPECT_EQ(merged.run.scenarios.size(), all.size() - 1);
+}
+
 TEST(Merge, MixedEnvironmentsAreRefusedUnlessAllowed) {
   const auto all = full_matrix();
   struct Case {
