@@ -63,6 +63,17 @@ TEST(ArgParser, PositionalsAnywhereUpToTheDeclaredNumber) {
   EXPECT_EQ(error_of({"a.json", "b.json"}), "command line: b.json: unexpected argument (it takes MATRIX)");
 }
 
+TEST(ArgParser, ARepeatingLastPositionalTakesAnyNumber) {
+  CommandSpec spec = kSpec;
+  spec.positionals = {{"DIR", "a shard folder"}};
+  spec.last_positional_repeats = true;
+  const auto parsed = parse_arguments(spec, {"a", "--out", "x", "b", "c"});
+  EXPECT_EQ(parsed.positionals(), (Args{"a", "b", "c"}));
+  EXPECT_EQ(parsed.value("--out"), "x");
+  spec.positionals.clear();  // nothing to repeat
+  EXPECT_THROW(parse_arguments(spec, {"a"}), tb::InputError);
+}
+
 TEST(ArgParser, UnknownOptionsAreErrorsNamingThem) {
   EXPECT_EQ(error_of({"--bogus"}), "command line: --bogus: unknown option");
   EXPECT_EQ(error_of({"--bogus=1"}), "command line: --bogus: unknown option");

@@ -25,7 +25,7 @@ std::pair<int, std::string> trainbench(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-const std::vector<std::string> kCommands = {"run",     "list",    "report",   "compare", "ab",
+const std::vector<std::string> kCommands = {"run",     "list",     "report", "compare", "merge", "ab",
                                             "history", "capacity", "models", "worker"};
 
 TEST(CliHelp, EveryCommandHasHelp) {

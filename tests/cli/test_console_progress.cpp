@@ -40,6 +40,14 @@ ScenarioResult failed(const std::string& id, const std::string& why) {
   return r;
 }
 
+TEST(ConsoleProgress, ShardPlanSaysWhichShardOfHowMany) {
+  std::ostringstream out;
+  ConsoleProgress console(out, false);
+  console.run_started({"quick", "id1", "cpu", "results/x", 3, 10, 2, true, false, "1/3"});
+  EXPECT_NE(out.str().find("trainbench: matrix 'quick' (3 scenarios, shard 1/3 of 10, 2 rounds, interleaved) on cpu"),
+            std::string::npos) << out.str();
+}
+
 TEST(ConsoleProgress, PlanRoundsAndScenarioLines) {
   std::ostringstream out;
   ConsoleProgress console(out, false);

@@ -92,7 +92,9 @@ ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::strin
       return parsed;
     }
     if (!looks_like_option(token)) {
-      TB_CHECK_INPUT(parsed.positionals_.size() < spec.positionals.size(), kWhere, token,
+      TB_CHECK_INPUT(parsed.positionals_.size() < spec.positionals.size() ||
+                         (spec.last_positional_repeats && !spec.positionals.empty()),
+                     kWhere, token,
                      "unexpected argument (", positional_names(spec), ")");
       parsed.positionals_.push_back(token);
       continue;

@@ -30,7 +30,8 @@ struct CommandSpec {
   std::string summary;                // one line, for `trainbench --help`
   std::vector<std::string> synopses;  // "[MATRIX] [options]": usage lines after the name
   std::string description;            // paragraphs shown by `trainbench <name> --help`
-  std::vector<Positional> positionals;  // at most this many are accepted
+  std::vector<Positional> positionals;  // at most this many are accepted, unless:
+  bool last_positional_repeats = false;  // the last one takes any number of values (merge DIR...)
   std::vector<Option> options;          // -h/--help is implied
   std::string epilogue;               // e.g. the exit codes, after the options
   bool hidden = false;                // left out of `trainbench --help` (worker)

@@ -92,6 +92,7 @@ void ConsoleProgress::run_started(const RunPlan& plan) {
          << plan.in_matrix << " scenarios to measure, results in " << where << "\n";
   else
     out_ << "trainbench: matrix '" << plan.matrix << "' (" << plan.to_measure << " scenarios, "
+         << (plan.shard.empty() ? "" : "shard " + plan.shard + " of " + std::to_string(plan.in_matrix) + ", ")
          << plan.rounds << " rounds" << (plan.interleave ? ", interleaved" : "") << ") on "
          << plan.device << ", results in " << where << "\n";
   out_.flush();

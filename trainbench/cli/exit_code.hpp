@@ -8,7 +8,8 @@ enum class ExitCode : int {
   failure = 1,               // run: a scenario failed, ran out of memory, diverged or crashed;
                              // compare/ab: a regression, or a scenario broken or missing in NEW
   bad_input = 2,             // bad command line, matrix or results file; nothing comparable
-  environment_mismatch = 3,  // compare: runs from different hardware (refused)
+  environment_mismatch = 3,  // compare: runs from different hardware (refused); merge: shards
+                             // from different environments (refused)
   contended = 4,             // compare/ab: the gate refused to judge loaded measurements
   output_error = 5,          // an artefact could not be written (tb::OutputError)
 };
@@ -19,9 +20,10 @@ enum class ExitCode : int {
 inline constexpr const char* kExitCodesHelp =
     "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed (run), or a\n"
     "regression or a broken scenario (compare, ab); 2 bad input; 3 compare refused (different\n"
-    "hardware); 4 compare/ab refused (contended measurements); 5 an output (results, report,\n"
-    "trace, history) could not be written: full disk, unwritable folder (the previous file is\n"
-    "kept); 130/143/129 run interrupted by SIGINT/SIGTERM/SIGHUP (finish it with run --resume DIR)\n";
+    "hardware) or merge refused (shards from different environments); 4 compare/ab refused\n"
+    "(contended measurements); 5 an output (results, report, trace, history) could not be\n"
+    "written: full disk, unwritable folder (the previous file is kept); 130/143/129 run\n"
+    "interrupted by SIGINT/SIGTERM/SIGHUP (finish it with run --resume DIR)\n";
 
 // Commands return plain ints, because of the 128 + signal codes.
 constexpr int as_int(ExitCode code) { return static_cast<int>(code); }

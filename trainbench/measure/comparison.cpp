@@ -11,6 +11,7 @@
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/json_fields.hpp>
 #include <trainbench/support/json_input.hpp>
 
 namespace tb {
@@ -23,6 +24,18 @@ bool has_timing(const ScenarioResult& s) {
 
 // 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
 int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
+
+// The shard that measured a scenario (extra.shard.index, runner/shard.hpp), -1 when unsharded.
+std::int64_t measured_in_shard(const ScenarioResult& s) {
+  const nlohmann::json* shard = field_object(s.extra, "shard");
+  return shard ? field_integer(*shard, "index", -1) : -1;
+}
+
+// Whether two scenarios of one run were interleaved in one session, round by round: the same
+// shard of the matrix (trainbench merge) and the same pass (the run or its n-th resume).
+bool same_session(const ScenarioResult& a, const ScenarioResult& b) {
+  return measured_in_shard(a) == measured_in_shard(b) && measured_in_resume(a) == measured_in_resume(b);
+}
 
 // Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
 nlohmann::json parity_key(const ScenarioParams& p) {
@@ -153,8 +166,9 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
       continue;
     }
     // Segments pair by round only when both were interleaved in one session: a scenario measured
-    // again by `run --resume` is set against the rest as between runs.
-    const bool paired = measured_in_resume(*baseline) == measured_in_resume(s);
+    // again by `run --resume`, or by another shard of a merged run, is set against the rest as
+    // between runs.
+    const bool paired = same_session(*baseline, s);
     auto r = step_time_speedup(*baseline, s, paired);
     // Per-sample time: a step of this scenario processes effective_batch samples.
     const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
@@ -199,18 +213,25 @@ EnvironmentMismatch::EnvironmentMismatch(const std::vector<std::string>& differe
                          "; pass --allow-env-mismatch to compare anyway"),
       differences_(differences) {}
 
-std::vector<std::string> environment_differences(const nlohmann::json& old_env,
-                                                 const nlohmann::json& new_env) {
+std::vector<std::string> environment_field_differences(const nlohmann::json& old_env,
+                                                       const nlohmann::json& new_env,
+                                                       const std::vector<std::string>& pointers) {
   std::vector<std::string> diffs;
-  for (const char* path : {"/cpu/model", "/device"}) {
+  for (const auto& path : pointers) {
     const nlohmann::json::json_pointer ptr(path);
     const auto a = json_string_at(old_env, ptr), b = json_string_at(new_env, ptr);
     if (a != b) {
-      std::string field = std::string(path + 1);
+      std::string field = path.substr(1);
       std::replace(field.begin(), field.end(), '/', '.');
       diffs.push_back(field + ": '" + a + "' vs '" + b + "'");
     }
   }
+  return diffs;
+}
+
+std::vector<std::string> environment_differences(const nlohmann::json& old_env,
+                                                 const nlohmann::json& new_env) {
+  auto diffs = environment_field_differences(old_env, new_env, {"/cpu/model", "/device"});
   const auto ga = gpu_names(old_env), gb = gpu_names(new_env);
   if (ga != gb) diffs.push_back("gpu: [" + join(ga) + "] vs [" + join(gb) + "]");
   return diffs;

@@ -72,6 +72,11 @@ class EnvironmentMismatch : public std::runtime_error {
 // Missing keys count as empty. An empty result means comparable.
 std::vector<std::string> environment_differences(const nlohmann::json& old_env,
                                                  const nlohmann::json& new_env);
+// The same for the fields at `pointers` ("/torch", "/cpu/threads_used"), e.g. "torch: '2.11.0' vs
+// '2.10.0'" (a non-string value as its JSON text).
+std::vector<std::string> environment_field_differences(const nlohmann::json& old_env,
+                                                       const nlohmann::json& new_env,
+                                                       const std::vector<std::string>& pointers);
 
 // An A/A |change| beyond this is not noise of a working setup but a broken measurement (the
 // machine was loaded during one run): such a noise floor would let real regressions through,

@@ -22,6 +22,7 @@ struct RunPlan {
   int rounds = 1;               // planned rounds (scenarios past their target get extra ones)
   bool interleave = true;       // rounds interleave the scenarios (else each runs to its end)
   bool resume = false;          // run --resume: only the unfinished scenarios are measured
+  std::string shard;            // run --shard: "i/n" (to_measure of in_matrix are this shard's)
 };
 
 class RunListener {

@@ -20,6 +20,7 @@
 #include <trainbench/runner/rank_launcher.hpp>
 #include <trainbench/runner/resume_check.hpp>
 #include <trainbench/runner/run_args.hpp>
+#include <trainbench/runner/shard.hpp>
 #include <trainbench/runner/torch/environment.hpp>
 #include <trainbench/runner/torch/rank_protocol.hpp>
 #include <trainbench/runner/torch/runner.hpp>
@@ -50,6 +51,7 @@ struct RunArgs {
   std::optional<Detail> progress = Detail::normal;  // std::nullopt: --quiet
   int nproc_per_node = 0;        // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
   double dist_timeout_s = 300;   // every collective and every wait for another rank
+  std::optional<Shard> shard;  // --shard i/n
 };
 
 constexpr int kMaxProcPerNode = 1024;
@@ -78,6 +80,7 @@ RunArgs read_run_args(const ParsedArgs& p) {
     TB_CHECK_INPUT(a.dist_timeout_s >= 1 && a.dist_timeout_s <= 7 * 24 * 3600, "command line", "--dist-timeout",
                    "expected seconds from 1 to a week, got '", *t, "'");
   }
+  if (const auto shard = p.value("--shard")) a.shard = parse_shard(*shard);
   return a;
 }
 
@@ -106,6 +109,10 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
   TB_CHECK_INPUT(!(options.isolate && spec.batch_search), a.matrix, "axes.batch",
                  "\"max\" (a capacity search) cannot run with --isolate; give the batch");
+  // Each machine's search could find another batch, so the shards would not divide one matrix.
+  TB_CHECK_INPUT(!(a.shard && spec.batch_search), a.matrix, "axes.batch",
+                 "\"max\" (a capacity search on each machine) cannot be sharded with --shard; give the batch");
+  options.shard = a.shard;
   options.listener = a.progress ? &console : nullptr;
   options.profile = a.profile;
   options.memory_budget_bytes = a.memory_budget;
@@ -120,6 +127,8 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume", dir,
                  " holds no results.json: nothing to resume");
   RunResult previous = load_results(results_path);
+  TB_CHECK_INPUT(!previous.extra.contains("merge"), results_path, "extra.merge",
+                 "merged shards (trainbench merge): resume the shard that did not finish, then merge again");
   const auto takes_value = [](const std::string& name) {
     const Option* option = run_command().spec.find(name);
     return option && option->takes_value();
@@ -148,9 +157,15 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   load_for_run(a, spec, options, console);
   options.world = world;
 
+  // The run's recorded --shard is among its arguments; another one given now would mix shards.
+  const auto recorded = recorded_shard(previous, results_path);
+  TB_CHECK_INPUT((recorded ? std::optional<Shard>(recorded->shard) : std::nullopt) == options.shard,
+                 "command line", "--shard",
+                 recorded ? dir + " holds shard " + to_string(recorded->shard) + " of its matrix; resume it as that shard"
+                          : dir + " holds an unsharded run; resume it without --shard");
+  const auto to_measure = shard_scenarios(scenarios_as_run(spec, previous), options.shard.value_or(Shard{}));
   const auto environment = capture_environment({}, spec.defaults.seed);
-  const auto refusals =
-      resume_refusals(previous, scenarios_digest(scenarios_as_run(spec, previous)), environment);
+  const auto refusals = resume_refusals(previous, scenarios_digest(to_measure), environment);
   for (const auto& why : refusals) {
     if (force) out << "trainbench: warning: resuming anyway (--force): " << why << "\n";
     else err << "trainbench run: cannot resume: " << results_path << ": " << why << "\n";
@@ -161,7 +176,7 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   }
   if (std::none_of(previous.scenarios.begin(), previous.scenarios.end(),
                    [](const ScenarioResult& s) { return needs_rerun(s); }) &&
-      previous.scenarios.size() == expand(spec).size()) {
+      previous.scenarios.size() == to_measure.size()) {
     out << "trainbench: nothing to resume in " << dir << ": every scenario is ok or skipped\n";
     return as_int(ExitCode::ok);
   }
@@ -297,7 +312,9 @@ const Command& run_command() {
            "With --resume, finishes an interrupted run: measures again the scenarios of\n"
            "DIR/results.json that are not ok or skipped, merged into the same results, with the\n"
            "run's own options (those given now win); refused when the matrix or the hardware\n"
-           "changed, unless --force.\n",
+           "changed, unless --force.\n"
+           "With --shard I/N, measures a deterministic 1/N of the matrix (README \"Sharded matrices\"),\n"
+           "e.g. one shard per Slurm array task; trainbench merge combines the shards' results.\n",
        .positionals = {kMatrixPositional},
        .options = {kOutOption,
                    {"--format", "LIST", "reports to write: md,csv,html,gbench (default all) or none"},
@@ -311,6 +328,9 @@ const Command& run_command() {
                     "each scenario in its own process, so a crash (segfault, abort) is\n"
                     "that scenario's status \"crashed\""},
                    {"--no-isolate", "", "all scenarios in this process (overrides the matrix's \"isolate\")"},
+                   {"--shard", "I/N",
+                    "measure only shard I of N of the matrix (0-based: I = 0 .. N-1; every scenario\n"
+                    "is in exactly one shard); combine the shards with trainbench merge"},
                    {"--resume", "DIR", "finish the interrupted run saved in DIR"},
                    {"--force", "", "with --resume: resume even when the matrix or the hardware changed"},
                    {"--nproc-per-node", "N",

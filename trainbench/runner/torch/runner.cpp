@@ -111,8 +111,9 @@ void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t se
   else table.finish_all();
 }
 
-// Measures the scenarios of `all` that `kept` has no result for, and finishes `run` with every
-// scenario in matrix order: measured now, or kept (from the run being resumed).
+// Measures the scenarios of `all` (of options.shard when set) that `kept` has no result for, and
+// finishes `run` with every such scenario in matrix order: measured now, or kept (from the run
+// being resumed).
 RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
                              std::vector<ScenarioParams> all, std::vector<ScenarioResult> kept,
                              const RunOptions& options, Clock::time_point run_start) {
@@ -120,10 +121,13 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
   for (auto& r : kept) kept_by_id.emplace(r.id, std::move(r));
   std::vector<ScenarioParams> todo;
   std::vector<std::size_t> todo_index;  // each one's place in `all` (what an isolated worker knows)
+  // `all` stays the whole matrix even for a shard: isolated workers expand the whole matrix again.
+  const auto in_shard = shard_members(all, options.shard.value_or(Shard{}));
   for (auto& p : all) {
     if (options.profile) p.profile.enabled = *options.profile;
-    if (!kept_by_id.count(scenario_id(p))) {
-      todo_index.push_back(static_cast<std::size_t>(&p - all.data()));
+    const auto at = static_cast<std::size_t>(&p - all.data());
+    if (in_shard[at] && !kept_by_id.count(scenario_id(p))) {
+      todo_index.push_back(at);
       todo.push_back(p);
     }
   }
@@ -137,13 +141,18 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
       fresh_by_id.emplace(r.id, std::move(r));
     }
     std::vector<ScenarioResult> out;
-    for (const auto& p : all)
+    for (std::size_t at = 0; at < all.size(); ++at) {
+      if (!in_shard[at]) continue;
       for (auto* from : {&fresh_by_id, &kept_left})
-        if (const auto it = from->find(scenario_id(p)); it != from->end()) {
+        if (const auto it = from->find(scenario_id(all[at])); it != from->end()) {
           out.push_back(std::move(it->second));
           from->erase(it);
+          // Which shard measured it (segments pair only within one), and its place in the whole
+          // matrix (merge's order).
+          if (options.shard) mark_shard(out.back(), *options.shard, at);
           break;
         }
+    }
     return out;
   };
 
@@ -213,11 +222,19 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   run.matrix_digest = scenarios_digest(scenarios);
   const auto baseline = choose_baseline(spec, scenarios);
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
+  // A shard keeps the whole matrix's baseline (every shard records the same, in its results or
+  // not) and digest (in extra.shard, for merge); its own digest is that of what it measures, so
+  // that `compare --against last` finds the same shard of an earlier run.
+  const auto measured = shard_scenarios(scenarios, options.shard.value_or(Shard{}));
+  if (options.shard) {
+    run.extra["shard"] = shard_record(*options.shard, scenarios);
+    run.matrix_digest = scenarios_digest(measured);
+  }
   const StoppingRule& rule = spec.defaults.stopping;
   if (options.listener)
     options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
-                                   options.out_dir, scenarios.size(), scenarios.size(), rule.rounds,
-                                   rule.interleave, false});
+                                   options.out_dir, measured.size(), scenarios.size(), rule.rounds,
+                                   rule.interleave, false, options.shard ? to_string(*options.shard) : ""});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), {}, options, run_start);
 }
 
@@ -239,26 +256,28 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
                         const ResumeRecord& record) {
   const auto run_start = Clock::now();
   auto scenarios = scenarios_as_run(spec, previous);
+  const auto measured = shard_scenarios(scenarios, options.shard.value_or(Shard{}));
   std::vector<ScenarioResult> kept;
   for (auto& r : previous.scenarios)
     if (!needs_rerun(r)) kept.push_back(std::move(r));
   nlohmann::json rerun = nlohmann::json::array();
-  for (const auto& p : scenarios) {
+  for (const auto& p : measured) {
     const auto id = scenario_id(p);
     if (std::none_of(kept.begin(), kept.end(), [&](const ScenarioResult& r) { return r.id == id; }))
       rerun.push_back(id);
   }
   RunResult run = std::move(previous);  // same run id, environment and baseline
   run.scenarios.clear();
-  run.matrix_digest = scenarios_digest(scenarios);
+  run.matrix_digest = scenarios_digest(measured);  // a shard's own (extra.shard keeps the matrix's)
   const int count = run.extra.value("resume", nlohmann::json::object()).value("count", 0) + 1;
   run.extra["resume"] = {{"count", count}, {"resumed_at", record.resumed_at}, {"rerun", rerun},
                          {"forced", !record.forced.empty()}};
   if (!record.forced.empty()) run.extra["resume"]["forced_over"] = record.forced;
   if (options.listener)
     options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
-                                   options.out_dir, rerun.size(), scenarios.size(),
-                                   spec.defaults.stopping.rounds, spec.defaults.stopping.interleave, true});
+                                   options.out_dir, rerun.size(), measured.size(),
+                                   spec.defaults.stopping.rounds, spec.defaults.stopping.interleave, true,
+                                   options.shard ? to_string(*options.shard) : ""});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), std::move(kept), options, run_start);
 }
 

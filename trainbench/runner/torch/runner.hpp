@@ -15,6 +15,7 @@
 #include <trainbench/results/results.hpp>
 #include <trainbench/runner/run_id.hpp>  // make_run_id
 #include <trainbench/runner/run_listener.hpp>
+#include <trainbench/runner/shard.hpp>
 
 namespace tb {
 
@@ -41,6 +42,9 @@ struct RunOptions {
   // runs the schedule and writes everything; the others follow it (rank_protocol.hpp).
   std::shared_ptr<dist::World> world;
   bool follower = false;  // a rank other than 0: rank 0 decides when segments end or stop
+  // --shard i/n: measure only this shard of the matrix (shard.hpp); the baseline is still chosen
+  // over the whole matrix, and run.extra.shard records which shard this is.
+  std::optional<Shard> shard;
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
   // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
   std::function<void(const ScenarioParams&, int step)> test_hook;
@@ -50,9 +54,9 @@ struct RunOptions {
 MatrixParseOptions default_parse_options();
 bool cuda_available();
 
-// Runs every scenario of `spec`; never throws for a scenario's failure. After SIGINT/SIGTERM
-// (interrupt.hpp) it stops between steps, marks what did not finish "interrupted" and still
-// writes results, reports and history for what did.
+// Runs every scenario of `spec` (of options.shard when set); never throws for a scenario's
+// failure. After SIGINT/SIGTERM (interrupt.hpp) it stops between steps, marks what did not finish
+// "interrupted" and still writes results, reports and history for what did.
 RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options);
 
 // How a resume came about, recorded in run.extra.resume.
@@ -62,9 +66,9 @@ struct ResumeRecord {
 };
 
 // Finishes `previous` (an interrupted or partly failed run): measures again, from the start,
-// every scenario of `spec` whose status there is not ok or skipped, keeps the others as they
-// are and writes the merged results (same run id) into options.out_dir, then reports and history
-// as run_matrix does. The caller checked that `spec` is still the run's matrix (resume.hpp).
+// every scenario of `spec` (of options.shard when set) whose status there is not ok or skipped,
+// keeps the others as they are and writes the merged results (same run id) into
+// options.out_dir, then reports and history as run_matrix does. The caller checked that `spec` is still the run's matrix (resume.hpp).
 RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOptions& options,
                         const ResumeRecord& record);
 // The scenarios of `spec` as `run` measured them: batch "max" takes the batch its capacity
