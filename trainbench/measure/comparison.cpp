@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include <trainbench/measure/scaling.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/support/error.hpp>
@@ -138,6 +139,7 @@ LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& refer
 }
 
 void annotate_run(RunResult& run, const AnnotateOptions& options) {
+  annotate_scaling(run);  // independent of any baseline
   const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
   const ScenarioResult* baseline = find_scenario(run, baseline_id);
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
@@ -156,9 +158,10 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
     // again by `run --resume` is set against the rest as between runs.
     const bool paired = measured_in_resume(*baseline) == measured_in_resume(s);
     auto r = step_time_speedup(*baseline, s, paired);
-    // Per-sample time: a step of this scenario processes effective_batch samples.
-    const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
-                         static_cast<double>(std::max(1, baseline->params.effective_batch));
+    // Per-sample time: a step of this scenario processes its global batch (effective_batch on
+    // each of its ranks).
+    const double scale = static_cast<double>(std::max(1LL, global_batch(s.params))) /
+                         static_cast<double>(std::max(1LL, global_batch(baseline->params)));
     r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
     speedups.push_back(r);
     s.comparison = ComparisonSection{baseline_id, r.ratio, r.low, r.high, r.valid,
