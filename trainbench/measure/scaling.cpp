@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include <trainbench/capacity/scaling_projection.hpp>
 #include <trainbench/matrix/axis.hpp>

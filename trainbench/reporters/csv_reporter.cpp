@@ -118,6 +118,8 @@ std::vector<CsvColumn> build_columns() {
                      [](Cap c) { return c.peak_flops_per_s > 0 ? c.mfu_error : ""; }),
       // Data-parallel scenarios (extra.data_parallel); samples_per_s above is their global one.
       section_column("comm_backend", &ScenarioResult::data_parallel, [](Dp d) { return d.backend; }),
+      // World size 1 through the reducer (DDP's own overhead), told apart from the plain one.
+      {"reducer_alone", [](S s) { return s.data_parallel ? flag(s.params.data_parallel.reducer_alone) : ""; }},
       section_column("global_batch", &ScenarioResult::data_parallel, [](Dp d) { return integer(d.global_batch); }),
       section_column("scaling_efficiency", &ScenarioResult::data_parallel,
                      [](Dp d) { return d.efficiency ? exact(*d.efficiency) : ""; }),
