@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include <trainbench/measure/scaling.hpp>
 #include <trainbench/results/results.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -122,13 +123,38 @@ RunResult full_run() {
   skipped.status = ScenarioStatus::skipped;
   skipped.message = "amp_fp16 needs a CUDA device";
 
+  // Two ranks of the same scenario, through the reducer: extra.data_parallel and, once the
+  // run's scaling analysis ran, the run's extra.scaling.
+  ScenarioResult ranks2 = base;
+  ranks2.params.world_size = 2;
+  ranks2.id = scenario_id(ranks2.params);
+  ranks2.samples_per_s = 128 / 0.11;
+  ranks2.extra.erase("comparison");
+  DataParallelSection dp;
+  dp.backend = "gloo";
+  dp.world_size = 2;
+  dp.scaling = "weak";
+  dp.global_batch = 128;
+  dp.bucket_mb = 25;
+  dp.buckets = 2;
+  dp.gradient_bytes = 4 << 20;
+  dp.exposed_comm_s = 0.004;
+  dp.overlapped_comm_s = 0.003;
+  dp.allreduce_s = 0.007;
+  dp.algbw_bytes_per_s = (4 << 20) / 0.007;
+  dp.busbw_bytes_per_s = dp.algbw_bytes_per_s;
+  dp.latency_s = 5e-5;
+  dp.ranks = {RankTiming{0, "h", 0.11, 64 / 0.11, 0.106, 0.004}, RankTiming{1, "h", 0.11, 64 / 0.11, 0.104, 0.006}};
+  ranks2.data_parallel = dp;
+
   RunResult run;
   run.run_id = "20250101-120000-abcdef";
   run.matrix_name = "seed";
   run.matrix_file = "scenarios/seed.json";
   run.baseline_id = base.id;
   run.environment = {{"torch", "2.11.0"}, {"cpu", "test"}, {"git", {{"rev", "abc"}, {"dirty", false}}}};
-  run.scenarios = {base, amp, skipped};
+  run.scenarios = {base, amp, skipped, ranks2};
+  annotate_scaling(run);
   run.extra["summary"] = {{"geomean_speedup", 1.18}, {"geomean_ci_low", 1.1}, {"geomean_ci_high", 1.25},
                           {"ok", 2}, {"failed", 0}, {"skipped", 1}, {"oom", 0}};
   run.extra["capacity"] = {
@@ -208,12 +234,16 @@ TEST_F(ResultsSchema, LoadRoundTripsEveryField) {
   save_results(run, path("results.json"));
   const RunResult loaded = load_results(dir_.string());  // a directory reads DIR/results.json
   EXPECT_EQ(json(loaded), json(run));
-  ASSERT_EQ(loaded.scenarios.size(), 3u);
+  ASSERT_EQ(loaded.scenarios.size(), 4u);
   EXPECT_EQ(loaded.scenarios[2].status, ScenarioStatus::skipped);
   EXPECT_DOUBLE_EQ(loaded.scenarios[2].params.momentum, 0.9);
   EXPECT_EQ(loaded.scenarios[1].params.precision, Precision::amp_bf16);
   EXPECT_EQ(loaded.scenarios[0].step_times_s, run.scenarios[0].step_times_s);
   EXPECT_DOUBLE_EQ(loaded.scenarios[0].params.test_delay_ms, 1.5);
+  ASSERT_TRUE(loaded.scaling && loaded.scenarios[3].data_parallel);
+  EXPECT_EQ(loaded.scenarios[3].params.world_size, 2);
+  EXPECT_EQ(loaded.scenarios[3].data_parallel->efficiency_reference_id, loaded.scenarios[0].id);
+  EXPECT_TRUE(loaded.scaling->series.at(0).model);
 }
 
 void expect_input_error(const std::string& file, const std::string& field, const std::string& text) {

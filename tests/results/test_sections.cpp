@@ -50,6 +50,24 @@ ScenarioResult scenario_with_every_section() {
   projection.energy_joules = 2.0e7;
   capacity.projection = projection;
   s.capacity = capacity;
+  DataParallelSection dp;
+  dp.backend = "gloo";
+  dp.world_size = 2;
+  dp.scaling = "strong";
+  dp.global_batch = 64;
+  dp.bucket_mb = 25;
+  dp.buckets = 3;
+  dp.gradient_bytes = 1 << 20;
+  dp.exposed_comm_s = 0.002;
+  dp.overlapped_comm_s = 0.001;
+  dp.allreduce_s = 0.0025;
+  dp.algbw_bytes_per_s = 4.2e8;
+  dp.busbw_bytes_per_s = 4.2e8;
+  dp.latency_s = 5e-5;
+  dp.efficiency = 0.91;
+  dp.efficiency_reference_id = "mlp/fp32/w0/a1/strong";
+  dp.ranks = {RankTiming{0, "node-a", 0.02, 1600, 0.018, 0.002}, RankTiming{1, "node-a", 0.021, 1550, 0.019, 0.002}};
+  s.data_parallel = dp;
   s.extra["my_team_section"] = {{"note", "kept as written"}};
   return s;
 }
@@ -72,6 +90,30 @@ RunResult run_with_every_section() {
                                              capacity::Probe{1024, false, 0, 0, "over budget"}}}};
   capacity.memory_fit = {MemoryFitEntry{"mlp", "fp32", 1e6, 2e3, 0.999, 4, std::int64_t{1} << 30, 536000}};
   run.capacity = capacity;
+  ScalingSeries series;
+  series.label = "mlp/fp32/w0/a1";
+  series.scaling = "strong";
+  series.global_batch = 64;
+  series.reference_id = "mlp/fp32/w0/a1/b64";
+  series.reference_samples_per_s = 3000;
+  series.reducer_alone_id = "mlp/fp32/w0/a1/b64 (reducer)";
+  series.ddp_overhead = 0.04;
+  series.members = {ScalingMember{"mlp/fp32/w0/a1/b64", 1, false, 0.02, 3000, 3000, 1.0},
+                    ScalingMember{"mlp/fp32/w0/a1/b32/r2", 2, false, 0.012, 5400, 2700, 0.9}};
+  ScalingModelSection model;
+  model.calibrated_on = "mlp/fp32/w0/a1/b32/r2";
+  model.backend = "gloo";
+  model.topology = "gloo over loopback, one node (2 ranks)";
+  model.parameters = capacity::StepModel{true, 2, 64, 0.01, 4e6, 0.001, {2.5e-5, 4e8}};
+  model.overlap_lower_bound = true;
+  model.compute_assumption = "linear in the per-rank batch";
+  model.efficiency_reference = "measured world size 1";
+  model.limits = {"one node", "no contention"};
+  model.points = {capacity::ProjectedPoint{8, 64, 0.0025, 0.0175, 0.0165, 0.019, 3368.4, 0.14}};
+  model.checks = {ScalingCheck{"mlp/fp32/w0/a1/b32/r2", 2, 0.012, 0.0121, 0.0083, true, "calibrated here"}};
+  series.model = model;
+  series.note = "a note";
+  run.scaling = ScalingSection{{series}};
   run.extra["nightly"] = {{"build", 42}};
   return run;
 }
@@ -97,13 +139,25 @@ TEST(ResultSections, EveryFieldRoundTripsThroughJson) {
   ASSERT_TRUE(back.capacity);
   EXPECT_EQ(back.capacity->batch_search.at(0).probes.at(1).note, "over budget");
   EXPECT_EQ(back.capacity->memory_fit.at(0).memory_bytes, std::int64_t{1} << 30);
+  ASSERT_TRUE(s.data_parallel);
+  EXPECT_EQ(s.data_parallel->ranks.at(1).host, "node-a");
+  EXPECT_EQ(s.data_parallel->efficiency, 0.91);
+  ASSERT_TRUE(back.scaling && back.scaling->series.size() == 1);
+  const auto& series = back.scaling->series.at(0);
+  EXPECT_EQ(series.ddp_overhead, 0.04);
+  ASSERT_TRUE(series.model);
+  EXPECT_TRUE(series.model->parameters.strong);
+  EXPECT_EQ(series.model->parameters.comm.busbw_bytes_per_s, 4e8);
+  EXPECT_EQ(series.model->points.at(0).efficiency, 0.14);
+  EXPECT_TRUE(series.model->checks.at(0).calibration_point);
+  EXPECT_EQ(series.model->label, "projected (model)");
 }
 
 TEST(ResultSections, SitUnderExtraByTheirNamesAndLeaveUserSectionsThere) {
   const nlohmann::json j = run_with_every_section();
-  for (const char* key : {"comparison", "loss_parity", "profile", "capacity", "my_team_section"})
+  for (const char* key : {"comparison", "loss_parity", "profile", "capacity", "data_parallel", "my_team_section"})
     EXPECT_TRUE(j.at("scenarios").at(0).at("extra").contains(key)) << key;
-  for (const char* key : {"summary", "capacity", "nightly"}) EXPECT_TRUE(j.at("extra").contains(key)) << key;
+  for (const char* key : {"summary", "capacity", "scaling", "nightly"}) EXPECT_TRUE(j.at("extra").contains(key)) << key;
 
   const RunResult back = j.get<RunResult>();
   // Built-in sections are owned by their typed members, never also by extra.
@@ -123,6 +177,16 @@ TEST(ResultSections, HandEditedSectionsReadLeniently) {
   extra["capacity"]["mfu"] = 1.07;                // from before mfu_error existed
   j["extra"]["summary"]["ok"] = 1e300;            // clamped, never undefined behaviour
   j["extra"]["capacity"]["batch_search"][0]["probes"].push_back("not a probe");
+  extra["data_parallel"]["ranks"].push_back(7);                        // not a rank: skipped
+  extra["data_parallel"]["world_size"] = -3;                           // clamped to 1
+  auto& series = j["extra"]["scaling"]["series"][0];
+  series["members"][0].erase("per_rank_samples_per_s");               // derived from the rest
+  series["members"][1]["world_size"] = 2;
+  series["model"]["parameters"]["busbw_bytes_per_s"] = "fast";         // the default
+  series["model"]["points"].push_back(nullptr);                       // skipped
+  series["model"]["limits"].push_back(3);                             // not a text: skipped
+  series["model"].erase("label");                                     // still labelled a model
+  j["extra"]["scaling"]["series"].push_back("not a series");
   const RunResult back = j.get<RunResult>();
   const auto& s = back.scenarios.at(0);
   EXPECT_EQ(s.comparison->speedup, 0.0);
@@ -134,6 +198,15 @@ TEST(ResultSections, HandEditedSectionsReadLeniently) {
   EXPECT_EQ(s.capacity->mfu_error, capacity::mfu_error(1.07));
   EXPECT_EQ(back.summary->count(ScenarioStatus::ok), 1'000'000'000);
   EXPECT_EQ(back.capacity->batch_search.at(0).probes.size(), 2u);
+  EXPECT_EQ(s.data_parallel->ranks.size(), 2u);
+  EXPECT_EQ(s.data_parallel->world_size, 1);
+  ASSERT_EQ(back.scaling->series.size(), 1u);
+  const auto& read = back.scaling->series.at(0);
+  EXPECT_EQ(read.members.at(0).per_rank_samples_per_s, 3000);
+  EXPECT_EQ(read.model->parameters.comm.busbw_bytes_per_s, 0);
+  EXPECT_EQ(read.model->points.size(), 1u);
+  EXPECT_EQ(read.model->limits.size(), 2u);
+  EXPECT_EQ(read.model->label, "projected (model)");
 }
 
 TEST(ResultSections, AbsentUntilFilled) {

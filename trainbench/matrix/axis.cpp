@@ -1,5 +1,6 @@
 #include <trainbench/matrix/axis.hpp>
 
+#include <algorithm>
 #include <utility>
 
 #include <trainbench/matrix/matrix.hpp>
@@ -122,6 +123,12 @@ std::string axis_text(const json& value) { return value.is_string() ? value.get<
 
 std::string scenario_id_without(const ScenarioParams& p, std::string_view left_out) {
   return id_of(p, [&](const ScenarioAxis& axis) { return axis.name != left_out; });
+}
+
+std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<std::string_view>& left_out) {
+  return id_of(p, [&](const ScenarioAxis& axis) {
+    return std::find(left_out.begin(), left_out.end(), axis.name) == left_out.end();
+  });
 }
 
 std::string series_label(const ScenarioParams& p, std::string_view varying) {

@@ -77,6 +77,8 @@ std::string axis_text(const nlohmann::json& value);
 
 // scenario_id with the field `left_out` left out ("" leaves out none).
 std::string scenario_id_without(const ScenarioParams& p, std::string_view left_out);
+// scenario_id with every field in `left_out` left out.
+std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<std::string_view>& left_out);
 
 // The scenario id with the field `varying` left out and the fields that are not in ids in
 // parentheses: "mlp/fp32/a1/b64 (cpu)" names the scenarios that differ only in workers.

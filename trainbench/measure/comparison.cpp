@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include <trainbench/measure/scaling.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/support/error.hpp>
@@ -151,6 +152,7 @@ LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& refer
 }
 
 void annotate_run(RunResult& run, const AnnotateOptions& options) {
+  annotate_scaling(run);  // independent of any baseline
   const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
   const ScenarioResult* baseline = find_scenario(run, baseline_id);
   if (baseline && !has_timing(*baseline)) baseline = nullptr;
@@ -170,9 +172,10 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
     // between runs.
     const bool paired = same_session(*baseline, s);
     auto r = step_time_speedup(*baseline, s, paired);
-    // Per-sample time: a step of this scenario processes effective_batch samples.
-    const double scale = static_cast<double>(std::max(1, s.params.effective_batch)) /
-                         static_cast<double>(std::max(1, baseline->params.effective_batch));
+    // Per-sample time: a step of this scenario processes its global batch (effective_batch on
+    // each of its ranks).
+    const double scale = static_cast<double>(std::max(1LL, global_batch(s.params))) /
+                         static_cast<double>(std::max(1LL, global_batch(baseline->params)));
     r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
     speedups.push_back(r);
     s.comparison = ComparisonSection{baseline_id, r.ratio, r.low, r.high, r.valid,

@@ -26,8 +26,9 @@ struct AnnotateOptions {
 // Fills, for every ok scenario:
 //   comparison (ComparisonSection): speedup =
 //       baseline per-sample time / this per-sample time (per-sample = step time / effective
-//       batch, so scenarios with different batch sizes compare by throughput; with equal
-//       effective batches this is baseline_median / this_median). The baseline gets "baseline".
+//       batch, over every rank for a data-parallel scenario, so scenarios with different batch
+//       sizes compare by throughput; with equal batches this is baseline_median / this_median).
+//       The baseline gets "baseline".
 //   loss_parity (LossParitySection; every precision but the reference): the scenario at
 //       loss_reference_precision() (precision_table.hpp) with the same other parameters (and
 //       seed) is the reference; see loss_drift().
@@ -35,6 +36,8 @@ struct AnnotateOptions {
 // non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
 // scenario. Diverged scenarios are never compared.
 // Without an ok baseline neither comparisons nor the summary are written.
+// First of all, run.scaling and the data-parallel efficiencies (measure/scaling.hpp), with or
+// without a baseline.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 
 // Speedup of `candidate` over `baseline` in step time: ratio = median(baseline) / median(candidate)

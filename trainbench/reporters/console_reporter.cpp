@@ -3,6 +3,7 @@
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
+#include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/support/text_table.hpp>
 
 namespace tb {
@@ -30,6 +31,30 @@ void print_capacity(std::ostream& os, const RunResult& run) {
   if (!capacity.memory_fit.empty()) {
     os << "\nmemory model, peak = fixed + per sample × batch\n";
     print_table(os, memory_fit_table(capacity));
+  }
+}
+
+void print_scaling(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = data_parallel_table(run);
+  if (scenarios.empty() && !run.scaling) return;
+  os << "\nData parallel\n";
+  if (!scenarios.empty()) print_table(os, scenarios);
+  if (const TextTable ranks = rank_table(run); !ranks.empty()) {
+    os << "\nper rank (straggler view: every rank waits for the slowest compute)\n";
+    print_table(os, ranks);
+  }
+  if (!run.scaling) return;
+  for (const auto& series : run.scaling->series) {
+    os << "\nscaling " << series_heading(series) << '\n';
+    for (const auto& line : series_notes(series)) os << "  " << line << '\n';
+    if (!series.model) continue;
+    os << "\n" << series.model->label << '\n';
+    print_table(os, projection_table(*series.model));
+    if (!series.model->checks.empty()) {
+      os << "\nprojection vs measured\n";
+      print_table(os, projection_check_table(*series.model));
+    }
   }
 }
 
@@ -86,6 +111,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   }
 
   print_capacity(os, run);
+  print_scaling(os, run);
 
   const auto counts = status_counts(run);
   os << "\ngeomean speedup ";

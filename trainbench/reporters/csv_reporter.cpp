@@ -1,5 +1,7 @@
 #include <trainbench/reporters/csv_reporter.hpp>
 
+#include <algorithm>
+
 #include <trainbench/matrix/axis.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
@@ -82,6 +84,7 @@ std::vector<CsvColumn> build_columns() {
   using Cmp = const ComparisonSection&;
   using Parity = const LossParitySection&;
   using Cap = const ScenarioCapacitySection&;
+  using Dp = const DataParallelSection&;
   const std::vector<CsvColumn> tail = {
       {"loss_start", [](S s) { return exact(s.loss_start); }},
       {"loss_end", [](S s) { return exact(s.loss_end); }},
@@ -113,6 +116,25 @@ std::vector<CsvColumn> build_columns() {
       // An MFU above 100% is a measurement error (capacity.mfu_error, or derived for older files).
       section_column("mfu_error", &ScenarioResult::capacity,
                      [](Cap c) { return c.peak_flops_per_s > 0 ? c.mfu_error : ""; }),
+      // Data-parallel scenarios (extra.data_parallel); samples_per_s above is their global one.
+      section_column("comm_backend", &ScenarioResult::data_parallel, [](Dp d) { return d.backend; }),
+      section_column("global_batch", &ScenarioResult::data_parallel, [](Dp d) { return integer(d.global_batch); }),
+      section_column("scaling_efficiency", &ScenarioResult::data_parallel,
+                     [](Dp d) { return d.efficiency ? exact(*d.efficiency) : ""; }),
+      section_column("scaling_reference_id", &ScenarioResult::data_parallel, [](Dp d) { return d.efficiency_reference_id; }),
+      section_column("gradient_bytes", &ScenarioResult::data_parallel, [](Dp d) { return integer(d.gradient_bytes); }),
+      section_column("exposed_comm_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.exposed_comm_s); }),
+      section_column("overlapped_comm_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.overlapped_comm_s); }),
+      section_column("allreduce_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.allreduce_s); }),
+      section_column("algbw_GBps", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.algbw_bytes_per_s / 1e9); }),
+      section_column("busbw_GBps", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.busbw_bytes_per_s / 1e9); }),
+      section_column("comm_latency_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.latency_s); }),
+      // The straggler: every rank waits for the slowest compute before the last bucket reduces.
+      section_column("slowest_rank_compute_s", &ScenarioResult::data_parallel, [](Dp d) {
+        double slowest = 0;
+        for (const auto& r : d.ranks) slowest = std::max(slowest, r.compute_s);
+        return d.ranks.empty() ? std::string() : exact(slowest);
+      }),
   };
   c.insert(c.end(), tail.begin(), tail.end());
   return c;

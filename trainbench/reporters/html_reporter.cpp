@@ -8,6 +8,7 @@
 #include <trainbench/build_config.hpp>
 #include <trainbench/capacity/utilization.hpp>
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
 #include <trainbench/reporters/report_format.hpp>
@@ -253,6 +254,49 @@ void render_capacity(std::ostream& os, const RunResult& run) {
   }
 }
 
+// A TextTable as an HTML table; the first `code_columns` columns hold identifiers.
+void write_table(std::ostream& os, const std::string& id, const TextTable& table, std::size_t code_columns = 0) {
+  os << "<table id=\"" << esc(id) << "\">\n<tr>";
+  for (const auto& title : table.titles) os << "<th>" << esc(title) << "</th>";
+  os << "</tr>\n";
+  for (const auto& row : table.rows) {
+    os << "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c < code_columns && row[c] != "-") os << "<td><code>" << esc(row[c]) << "</code></td>";
+      else os << (c < table.right.size() && table.right[c] ? num_td(row[c]) : td(row[c]));
+    }
+    os << "</tr>\n";
+  }
+  os << "</table>\n";
+}
+
+void render_scaling(std::ostream& os, const RunResult& run) {
+  const TextTable scenarios = report::data_parallel_table(run);
+  if (scenarios.empty() && !run.scaling) return;
+  os << "<h2>Data parallel</h2>\n";
+  if (!scenarios.empty()) write_table(os, "tb-data-parallel", scenarios, 1);
+  if (const TextTable ranks = report::rank_table(run); !ranks.empty()) {
+    os << "<h3>Per rank (straggler view: every rank waits for the slowest compute)</h3>\n";
+    write_table(os, "tb-ranks", ranks, 1);
+  }
+  if (!run.scaling) return;
+  int index = 0;
+  for (const auto& series : run.scaling->series) {
+    const std::string n = std::to_string(index++);
+    os << "<h3>Scaling <code>" << esc(series.label) << "</code> (" << esc(series.scaling.empty() ? "weak" : series.scaling)
+       << " scaling)</h3>\n<ul class=\"notes\" id=\"tb-scaling-notes-" << n << "\">\n";
+    for (const auto& line : report::series_notes(series)) os << "<li>" << esc(line) << "</li>\n";
+    os << "</ul>\n";
+    if (!series.model) continue;
+    os << "<h4>" << esc(series.model->label) << "</h4>\n";
+    write_table(os, "tb-projection-" + n, report::projection_table(*series.model));
+    if (!series.model->checks.empty()) {
+      os << "<h4>Projection vs measured</h4>\n";
+      write_table(os, "tb-projection-check-" + n, report::projection_check_table(*series.model), 0);
+    }
+  }
+}
+
 void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& os) {
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, os);
@@ -296,6 +340,7 @@ void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   render_scenarios(os, run, ctx);
   render_profiling(os, run, ctx);
   render_capacity(os, run);
+  render_scaling(os, run);
   if (run.environment.is_object() && !run.environment.empty()) {
     os << "<h2>Environment</h2>\n<table id=\"tb-environment\">\n<tr><th>key</th><th>value</th></tr>\n";
     flatten(run.environment, "", os);

@@ -3,6 +3,7 @@
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
+#include <trainbench/reporters/scaling_tables.hpp>
 
 namespace tb {
 
@@ -81,6 +82,34 @@ void render_capacity(std::ostream& os, const RunResult& run) {
   if (!capacity.memory_fit.empty()) {
     os << "\nMemory model, peak = fixed + per sample × batch:\n\n";
     write_table(os, memory_fit_table(capacity));
+  }
+}
+
+void render_scaling(std::ostream& os, const RunResult& run) {
+  using namespace report;
+  const TextTable scenarios = data_parallel_table(run);
+  if (scenarios.empty() && !run.scaling) return;
+  os << "\n#### Data parallel\n";
+  if (!scenarios.empty()) {
+    os << '\n';
+    write_table(os, scenarios, 1);
+  }
+  if (const TextTable ranks = rank_table(run); !ranks.empty()) {
+    os << "\nPer rank (straggler view: every rank waits for the slowest compute):\n\n";
+    write_table(os, ranks, 1);
+  }
+  if (!run.scaling) return;
+  for (const auto& series : run.scaling->series) {
+    os << "\n##### Scaling " << code(series.label) << " (" << (series.scaling.empty() ? "weak" : series.scaling)
+       << " scaling)\n\n";
+    for (const auto& line : series_notes(series)) os << "- " << cell(line) << '\n';
+    if (!series.model) continue;
+    os << "\n**" << cell(series.model->label) << "**:\n\n";
+    write_table(os, projection_table(*series.model));
+    if (!series.model->checks.empty()) {
+      os << "\nProjection vs measured:\n\n";
+      write_table(os, projection_check_table(*series.model));
+    }
   }
 }
 
@@ -190,6 +219,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   }
 
   render_capacity(os, run);
+  render_scaling(os, run);
   render_profiling(os, run, ctx);
 
   if (run.environment.is_object() && !run.environment.empty()) {

@@ -153,6 +153,7 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"extra", r.extra.is_object() ? r.extra : nlohmann::json::object()}};
   write_section(j["extra"], "summary", r.summary);
   write_section(j["extra"], "capacity", r.capacity);
+  write_section(j["extra"], "scaling", r.scaling);
 }
 
 void from_json(const nlohmann::json& j, RunResult& r) {
@@ -169,6 +170,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.extra = j.value("extra", nlohmann::json::object());
   read_section(r.extra, "summary", r.summary);
   read_section(r.extra, "capacity", r.capacity);
+  read_section(r.extra, "scaling", r.scaling);
 }
 
 RunResult load_results(const std::string& path_in) {

@@ -101,6 +101,7 @@ struct RunResult {
   std::vector<ScenarioResult> scenarios;
   std::optional<SummarySection> summary;        // extra.summary
   std::optional<RunCapacitySection> capacity;   // extra.capacity
+  std::optional<ScalingSection> scaling;        // extra.scaling
   // Everything else under "extra": a user's own sections and bookkeeping ("resume",
   // "isolated", "peaks", "ab_session").
   nlohmann::json extra = nlohmann::json::object();

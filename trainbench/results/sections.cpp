@@ -66,6 +66,60 @@ capacity::Probe probe_from(const nlohmann::json& p) {
   return v;
 }
 
+nlohmann::json step_model_json(const capacity::StepModel& m) {
+  return {{"scaling", m.strong ? "strong" : "weak"},
+          {"calibrated_world_size", m.calibrated_world_size},
+          {"calibrated_global_batch", m.calibrated_global_batch},
+          {"compute_s", m.compute_s},
+          {"gradient_bytes", m.gradient_bytes},
+          {"overlap_s", m.overlap_s},
+          {"alpha_s", m.comm.alpha_s},
+          {"busbw_bytes_per_s", m.comm.busbw_bytes_per_s}};
+}
+
+capacity::StepModel step_model_from(const nlohmann::json& m) {
+  capacity::StepModel v;
+  v.strong = field_text(m, "scaling") == "strong";
+  v.calibrated_world_size = std::max(1, field_int(m, "calibrated_world_size"));
+  v.calibrated_global_batch = field_integer(m, "calibrated_global_batch");
+  v.compute_s = field_number(m, "compute_s");
+  v.gradient_bytes = field_number(m, "gradient_bytes");
+  v.overlap_s = field_number(m, "overlap_s");
+  v.comm.alpha_s = field_number(m, "alpha_s");
+  v.comm.busbw_bytes_per_s = field_number(m, "busbw_bytes_per_s");
+  return v;
+}
+
+nlohmann::json projected_point_json(const capacity::ProjectedPoint& p) {
+  nlohmann::json j = {{"world_size", p.world_size},       {"global_batch", p.global_batch},
+                      {"compute_s", p.compute_s},         {"allreduce_s", p.allreduce_s},
+                      {"exposed_comm_s", p.exposed_comm_s}, {"step_s", p.step_s},
+                      {"samples_per_s", p.samples_per_s}};
+  put_optional(j, "efficiency", p.efficiency);
+  return j;
+}
+
+capacity::ProjectedPoint projected_point_from(const nlohmann::json& p) {
+  capacity::ProjectedPoint v;
+  v.world_size = std::max(1, field_int(p, "world_size"));
+  v.global_batch = field_number(p, "global_batch");
+  v.compute_s = field_number(p, "compute_s");
+  v.allreduce_s = field_number(p, "allreduce_s");
+  v.exposed_comm_s = field_number(p, "exposed_comm_s");
+  v.step_s = field_number(p, "step_s");
+  v.samples_per_s = field_number(p, "samples_per_s");
+  v.efficiency = optional_number(p, "efficiency");
+  return v;
+}
+
+std::vector<std::string> texts(const nlohmann::json& parent, const char* key) {
+  std::vector<std::string> out;
+  if (const auto it = parent.find(key); it != parent.end() && it->is_array())
+    for (const auto& e : *it)
+      if (e.is_string()) out.push_back(e.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const ComparisonSection& s) {
@@ -269,5 +323,103 @@ void from_json(const nlohmann::json& j, SummarySection& s) {
     s.geomean = geo;
   }
 }
+
+void to_json(nlohmann::json& j, const ScalingMember& s) {
+  j = {{"id", s.id},
+       {"world_size", s.world_size},
+       {"reducer_alone", s.reducer_alone},
+       {"median_step_s", s.median_step_s},
+       {"samples_per_s", s.samples_per_s},
+       {"per_rank_samples_per_s", s.per_rank_samples_per_s}};
+  put_optional(j, "efficiency", s.efficiency);
+}
+void from_json(const nlohmann::json& j, ScalingMember& s) {
+  s.id = field_text(j, "id");
+  s.world_size = std::max(1, field_int(j, "world_size"));
+  s.reducer_alone = field_flag(j, "reducer_alone");
+  s.median_step_s = field_number(j, "median_step_s");
+  s.samples_per_s = field_number(j, "samples_per_s");
+  s.per_rank_samples_per_s = field_number(j, "per_rank_samples_per_s", s.samples_per_s / s.world_size);
+  s.efficiency = optional_number(j, "efficiency");
+}
+
+void to_json(nlohmann::json& j, const ScalingCheck& s) {
+  j = {{"id", s.id},
+       {"world_size", s.world_size},
+       {"measured_step_s", s.measured_step_s},
+       {"projected_step_s", s.projected_step_s},
+       {"relative_error", s.relative_error},
+       {"calibration_point", s.calibration_point},
+       {"note", s.note}};
+}
+void from_json(const nlohmann::json& j, ScalingCheck& s) {
+  s.id = field_text(j, "id");
+  s.world_size = std::max(1, field_int(j, "world_size"));
+  s.measured_step_s = field_number(j, "measured_step_s");
+  s.projected_step_s = field_number(j, "projected_step_s");
+  s.relative_error = field_number(j, "relative_error");
+  s.calibration_point = field_flag(j, "calibration_point");
+  s.note = field_text(j, "note");
+}
+
+void to_json(nlohmann::json& j, const ScalingModelSection& s) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : s.points) points.push_back(projected_point_json(p));
+  j = {{"label", s.label},
+       {"calibrated_on", s.calibrated_on},
+       {"backend", s.backend},
+       {"topology", s.topology},
+       {"parameters", step_model_json(s.parameters)},
+       {"overlap_lower_bound", s.overlap_lower_bound},
+       {"compute_assumption", s.compute_assumption},
+       {"efficiency_reference", s.efficiency_reference},
+       {"limits", s.limits},
+       {"points", points},
+       {"checks", s.checks}};
+}
+void from_json(const nlohmann::json& j, ScalingModelSection& s) {
+  s.label = field_text(j, "label", s.label);
+  s.calibrated_on = field_text(j, "calibrated_on");
+  s.backend = field_text(j, "backend");
+  s.topology = field_text(j, "topology");
+  if (const auto* m = field_object(j, "parameters")) s.parameters = step_model_from(*m);
+  s.overlap_lower_bound = field_flag(j, "overlap_lower_bound");
+  s.compute_assumption = field_text(j, "compute_assumption");
+  s.efficiency_reference = field_text(j, "efficiency_reference");
+  s.limits = texts(j, "limits");
+  s.points.clear();
+  if (const auto it = j.find("points"); it != j.end() && it->is_array())
+    for (const auto& p : *it)
+      if (p.is_object()) s.points.push_back(projected_point_from(p));
+  s.checks = entries<ScalingCheck>(j, "checks");
+}
+
+void to_json(nlohmann::json& j, const ScalingSeries& s) {
+  j = {{"label", s.label},
+       {"scaling", s.scaling},
+       {"reference_id", s.reference_id},
+       {"reference_samples_per_s", s.reference_samples_per_s},
+       {"members", s.members}};
+  if (s.global_batch > 0) j["global_batch"] = s.global_batch;
+  if (!s.reducer_alone_id.empty()) j["reducer_alone_id"] = s.reducer_alone_id;
+  put_optional(j, "ddp_overhead", s.ddp_overhead);
+  put_optional(j, "model", s.model);
+  if (!s.note.empty()) j["note"] = s.note;
+}
+void from_json(const nlohmann::json& j, ScalingSeries& s) {
+  s.label = field_text(j, "label");
+  s.scaling = field_text(j, "scaling", "weak");
+  s.global_batch = field_integer(j, "global_batch");
+  s.reference_id = field_text(j, "reference_id");
+  s.reference_samples_per_s = field_number(j, "reference_samples_per_s");
+  s.reducer_alone_id = field_text(j, "reducer_alone_id");
+  s.ddp_overhead = optional_number(j, "ddp_overhead");
+  s.members = entries<ScalingMember>(j, "members");
+  if (const auto* m = field_object(j, "model")) s.model = m->get<ScalingModelSection>();
+  s.note = field_text(j, "note");
+}
+
+void to_json(nlohmann::json& j, const ScalingSection& s) { j = {{"series", s.series}}; }
+void from_json(const nlohmann::json& j, ScalingSection& s) { s.series = entries<ScalingSeries>(j, "series"); }
 
 }  // namespace tb

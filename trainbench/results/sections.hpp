@@ -20,6 +20,7 @@
 #include <trainbench/capacity/flops.hpp>
 #include <trainbench/capacity/probe.hpp>
 #include <trainbench/capacity/projection.hpp>
+#include <trainbench/capacity/scaling_projection.hpp>
 #include <trainbench/results/scenario_status.hpp>
 
 namespace tb {
@@ -132,6 +133,61 @@ struct RunCapacitySection {
   std::vector<MemoryFitEntry> memory_fit;
 };
 
+// One measured scenario of a scaling series (measure/scaling.hpp).
+struct ScalingMember {
+  std::string id;
+  int world_size = 1;
+  bool reducer_alone = false;  // world size 1 through the reducer (DDP's own overhead)
+  double median_step_s = 0;
+  double samples_per_s = 0;           // global
+  double per_rank_samples_per_s = 0;  // samples_per_s / world_size
+  std::optional<double> efficiency;   // against the series' reference
+};
+
+// The model's step time at a measured size against the measured one.
+struct ScalingCheck {
+  std::string id;
+  int world_size = 1;
+  double measured_step_s = 0, projected_step_s = 0;
+  double relative_error = 0;  // projected / measured - 1
+  bool calibration_point = false;  // the model was calibrated on this very scenario
+  std::string note;
+};
+
+// The projection of a series past its measured sizes: a model, labelled as one.
+struct ScalingModelSection {
+  std::string label = "projected (model)";
+  std::string calibrated_on;  // the scenario id whose measurements set the parameters
+  std::string backend, topology;  // where the bandwidth came from, e.g. "gloo over loopback, one node"
+  capacity::StepModel parameters;
+  bool overlap_lower_bound = false;  // exposed was ~0 there: backward could have hidden more
+  std::string compute_assumption;
+  std::string efficiency_reference;  // what projected efficiencies divide by
+  std::vector<std::string> limits;
+  std::vector<capacity::ProjectedPoint> points;
+  std::vector<ScalingCheck> checks;  // one per measured size > 1
+};
+
+// Scenarios that differ only in world size (strong scaling: at the same global batch).
+struct ScalingSeries {
+  std::string label;  // the scenario id without the world size (strong: and per-rank batch)
+  std::string scaling;  // weak | strong
+  std::int64_t global_batch = 0;  // strong scaling's fixed global batch; 0 for weak
+  std::string reference_id;       // world size 1 without the reducer, ok; "" when none
+  double reference_samples_per_s = 0;
+  std::string reducer_alone_id;
+  // 1 - throughput(world size 1 through the reducer) / throughput(world size 1 without).
+  std::optional<double> ddp_overhead;
+  std::vector<ScalingMember> members;  // ascending world size, the reducer-alone one after the reference
+  std::optional<ScalingModelSection> model;
+  std::string note;  // why something is missing (no reference, nothing to calibrate on)
+};
+
+// run extra.scaling: the run's scaling analysis (measure/scaling.hpp).
+struct ScalingSection {
+  std::vector<ScalingSeries> series;
+};
+
 // The geometric mean of every compared scenario's speedup over the baseline.
 struct GeomeanSpeedup {
   double speedup = 0, ci_low = 0, ci_high = 0;
@@ -166,6 +222,16 @@ void to_json(nlohmann::json& j, const RunCapacitySection& s);
 void from_json(const nlohmann::json& j, RunCapacitySection& s);
 void to_json(nlohmann::json& j, const SummarySection& s);
 void from_json(const nlohmann::json& j, SummarySection& s);
+void to_json(nlohmann::json& j, const ScalingMember& s);
+void from_json(const nlohmann::json& j, ScalingMember& s);
+void to_json(nlohmann::json& j, const ScalingCheck& s);
+void from_json(const nlohmann::json& j, ScalingCheck& s);
+void to_json(nlohmann::json& j, const ScalingModelSection& s);
+void from_json(const nlohmann::json& j, ScalingModelSection& s);
+void to_json(nlohmann::json& j, const ScalingSeries& s);
+void from_json(const nlohmann::json& j, ScalingSeries& s);
+void to_json(nlohmann::json& j, const ScalingSection& s);
+void from_json(const nlohmann::json& j, ScalingSection& s);
 
 // Where each built-in section sits: ScenarioResult's and RunResult's to_json/from_json move a
 // section between its typed member and extra[key] with these.
