@@ -86,11 +86,11 @@ RunResult run_of(const std::vector<ScenarioParams>& scenarios) {
 TEST(AxisTable, FieldsInKeyOrderProductAxesInExpandOrder) {
   std::vector<std::string> names;
   for (const ScenarioAxis& axis : scenario_axes()) names.push_back(axis.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"model", "dataset", "device", "optimizer", "precision", "workers",
-                                             "accumulation", "batch"}));
-  EXPECT_EQ(matrix_axis_names(),
-            (std::vector<std::string>{"model", "precision", "workers", "accumulation", "batch"}));
-  EXPECT_EQ(find_axis("workers"), &scenario_axes()[5]);
+  EXPECT_EQ(names, (std::vector<std::string>{"model", "dataset", "device", "optimizer", "scaling", "precision",
+                                             "workers", "accumulation", "batch", "world_size", "reducer"}));
+  EXPECT_EQ(matrix_axis_names(), (std::vector<std::string>{"model", "precision", "workers", "accumulation", "batch",
+                                                           "world_size", "reducer"}));
+  EXPECT_EQ(find_axis("workers"), &scenario_axes()[6]);
   EXPECT_EQ(find_axis("effective_batch"), nullptr);
 }
 
@@ -112,7 +112,10 @@ TEST(AxisTable, KeyHasEveryFieldAndNothingElse) {
                        {"precision", "amp_bf16"},
                        {"workers", 3},
                        {"accumulation", 4},
-                       {"batch", 16}}));
+                       {"batch", 16},
+                       {"scaling", "weak"},
+                       {"world_size", 1},
+                       {"reducer", "auto"}}));
 }
 
 TEST(AxisTable, ResultsJsonRoundTripsEveryField) {
@@ -166,8 +169,10 @@ TEST(AxisCompleteness, CsvHeaderHasEveryFieldInTableOrder) {
 }
 
 TEST(AxisCompleteness, ListingHasAColumnPerListedField) {
-  const MatrixSpec spec = parse_matrix({{"name", "m"}, {"dataset", "tokens"}, {"axes", {{"workers", {0, 3}}}}},
-                                       "inline.json", full_catalog());
+  // Two world sizes: the ranks column is left out when every scenario has one rank.
+  const MatrixSpec spec =
+      parse_matrix({{"name", "m"}, {"dataset", "tokens"}, {"axes", {{"workers", {0, 3}}, {"world_size", {1, 2}}}}},
+                   "inline.json", full_catalog());
   const std::string listing = format_scenario_list(spec, expand(spec));
   const std::string header = listing.substr(listing.find("  #"));
   std::istringstream is(header);
@@ -232,7 +237,7 @@ TEST(AxisBaseline, DefaultsComeFromTheTable) {
       "inline.json", full_catalog());
   const BaselineChoice choice = choose_baseline(spec, expand(spec));
   EXPECT_EQ(choice.wanted, json({{"model", "resnet"}, {"precision", "fp32"}, {"workers", 0},
-                                 {"accumulation", 1}, {"batch", 64}}));
+                                 {"accumulation", 1}, {"batch", 64}, {"world_size", 1}, {"reducer", "auto"}}));
   EXPECT_TRUE(choice.matched);
   EXPECT_EQ(scenario_id(expand(spec)[choice.index]), "resnet/fp32/w0/a1/b64");
 }

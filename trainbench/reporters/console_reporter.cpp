@@ -71,7 +71,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
 
   TextTable table;
   table.titles = {"scenario",  "status",           "step ms",        "±CI ms",  "samples/s",
-                  "speedup [95% CI] verdict", "phases % d/h/f/b/o", "loss start→end", "skipped",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "loss start→end", "skipped",
                   "peak mem"};
   table.right = {false, false, true, true, true, false, false, false, true, true};
   auto& rows = table.rows;

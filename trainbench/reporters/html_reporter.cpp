@@ -115,7 +115,7 @@ void render_header(std::ostream& os, const RunResult& run) {
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
         "<th>device</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
-        "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o</th>"
+        "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
         "<th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
   for (const auto& s : run.scenarios) {
     const auto lp = s.loss_parity;

@@ -193,7 +193,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   if (!warnings.empty()) os << '\n';
 
   os << "| scenario | status | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
-        "phases % d/h/f/b/o | loss start→end | peak mem |\n";
+        "phases % d/h/f/b/o[/c] | loss start→end | peak mem |\n";
   os << "|---|---|--:|--:|--:|---|---|---|--:|\n";
   for (const auto& s : run.scenarios) {
     os << "| " << code(s.id) << " | " << status_cell(s) << " | ";

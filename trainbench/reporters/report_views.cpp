@@ -79,7 +79,7 @@ std::string trace_link(const ReportContext& ctx, const std::string& trace_path) 
 
 const std::vector<std::string>& phase_order() {
   static const std::vector<std::string> order = {"data_wait", "h2d", "forward", "backward",
-                                                 "optimizer"};
+                                                 "optimizer", "comm"};
   return order;
 }
 
@@ -92,7 +92,12 @@ double phase_share(const ScenarioResult& s, const std::string& phase) {
 std::string phase_shares(const ScenarioResult& s) {
   if (s.phases.empty()) return "-";
   std::string out;
-  for (const auto& name : phase_order()) out += (out.empty() ? "" : "/") + percent(phase_share(s, name));
+  for (const auto& name : phase_order()) {
+    // comm (exposed communication) exists for data-parallel scenarios only.
+    const bool present = std::any_of(s.phases.begin(), s.phases.end(), [&](const PhaseStat& p) { return p.name == name; });
+    if (name == "comm" && !present) continue;
+    out += (out.empty() ? "" : "/") + percent(phase_share(s, name));
+  }
   return out;
 }
 
