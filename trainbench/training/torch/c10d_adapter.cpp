@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <thread>
 #include <tuple>
 
@@ -280,17 +281,19 @@ GradientReducer::GradientReducer(std::shared_ptr<Group> group, const std::vector
   const auto cap = static_cast<std::int64_t>(bucket_mb * 1024 * 1024);
   const std::vector<bool> sparse(params.size(), false);
   try {
-    // As DistributedDataParallel builds it: buckets in reverse order (gradients arrive last
-    // layer first), the first one small.
-    auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
-        params, {kFirstBucketBytes, static_cast<std::size_t>(std::max<std::int64_t>(1, cap))}, sparse);
+    // As DistributedDataParallel builds it (find_unused_parameters off): one bucket for the first
+    // iteration, whose backward records the order gradients arrive in; then rebuild_buckets()
+    // re-buckets in that order, the first bucket small (1 MiB) so the all-reduce starts early, the
+    // others up to the cap (an empty cap list keeps the Reducer on exactly that rule).
+    auto buckets = std::get<0>(c10d::compute_bucket_assignment_by_size(
+        params, {std::numeric_limits<std::size_t>::max()}, sparse));
     std::reverse(buckets.begin(), buckets.end());
-    std::vector<std::int64_t> caps(limits.rbegin(), limits.rend());
     impl_->reducer = std::make_unique<c10d::Reducer>(
         params, std::move(buckets), impl_->group->impl_->pg, sparse, cap,
         /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
         std::unordered_map<std::size_t, std::string>{}, static_cast<std::int64_t>(kFirstBucketBytes),
-        /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false, std::move(caps));
+        /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false,
+        /*bucket_bytes_cap_list=*/std::vector<std::int64_t>{});
     impl_->reducer->register_comm_hook(
         std::make_unique<TimedAllReduceHook>(impl_->group->impl_->pg, impl_->clock.get()));
   } catch (...) {
