@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,26 @@ TEST_F(DistributedRun, NprocPerNodeRunsWorldSizesOneAndTwo) {
   EXPECT_EQ(r["extra"]["ranks"]["launcher"], "trainbench");
   expect_measured_on_two_ranks(r);
   expect_valid_schema(dir_ / "out" / "results.json");
+}
+
+// Every rank profiles the same window (its steps all-reduce); rank 0 folds the ranks' host traces
+// into one with a process per rank.
+TEST_F(DistributedRun, ProfilingWritesOneTraceWithAProcessPerRank) {
+  write_matrix("profiled.json", R"("axes": {"world_size": 2, "batch": 32},
+    "profile": {"enabled": true, "window": 3, "host_trace": true},
+    "steps": {"warmup": 1, "min": 3, "max": 6, "target_rel_ci": 0.5, "time_budget_s": 1, "rounds": 2})");
+  ASSERT_EQ(run("profiled.json", "--nproc-per-node 2"), 0) << log();
+  const json r = results();
+  const json& traces = r["scenarios"][0]["extra"]["profile"]["traces"];
+  ASSERT_TRUE(traces.contains("ranks")) << traces.dump();
+  EXPECT_TRUE(traces.contains("host.rank1")) << traces.dump();
+  const json merged = json::parse(tb::test::slurp(dir_ / "out" / traces["ranks"].get<std::string>()));
+  std::set<std::string> processes;
+  for (const auto& e : merged["traceEvents"])
+    if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+  EXPECT_TRUE(processes.count("rank 0: Host (trainbench)")) << merged["otherData"].dump();
+  EXPECT_TRUE(processes.count("rank 1: Host (trainbench)")) << merged["otherData"].dump();
+  EXPECT_TRUE(merged["otherData"]["aligned"].get<bool>());
 }
 
 TEST_F(DistributedRun, WithoutRanksWorldSizeTwoIsSkippedWithTheWayToRunIt) {

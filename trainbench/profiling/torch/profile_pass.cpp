@@ -30,8 +30,8 @@ std::int64_t memory_in_use(c10::Device device) {
 }
 }  // namespace
 
-ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled)
-    : options_(params.profile), scenario_(scenario_id(params)) {
+ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled, int rank)
+    : options_(params.profile), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
   if (override_enabled) options_.enabled = *override_enabled;
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }

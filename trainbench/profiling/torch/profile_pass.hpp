@@ -17,8 +17,10 @@ class Trainer;
 
 class ProfilePass {
  public:
-  // `override_enabled`: the command line's --profile / --no-profile.
-  ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled);
+  // `override_enabled`: the command line's --profile / --no-profile. `rank` >= 0: one rank of a
+  // data-parallel scenario, whose traces are named "<scenario>_rank<r>" (every rank writes its own).
+  ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled, int rank = -1);
+  bool gzip() const { return options_.gzip; }
   bool enabled() const { return options_.enabled; }
 
   // Runs the window(s) and writes DIR/traces/<scenario>.host.json[.gz] and/or

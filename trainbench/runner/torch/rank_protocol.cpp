@@ -41,11 +41,12 @@ void release_followers(dist::World& world) {
   if (world.rank() == 0) world.put(kOverKey, "1");
 }
 
-LeaderScenarioTable::LeaderScenarioTable(std::shared_ptr<dist::World> world, std::unique_ptr<ScenarioTable> table)
+LeaderScenarioTable::LeaderScenarioTable(std::shared_ptr<dist::World> world, std::unique_ptr<ScenarioTable> table,
+                                         const std::string& out_dir)
     : world_(std::move(world)), table_(std::move(table)) {
   json scenarios = json::array();
   for (std::size_t i = 0; i < table_->size(); ++i) scenarios.push_back(table_->params(i));
-  world_->put(kScenariosKey, scenarios.dump());
+  world_->put(kScenariosKey, json({{"scenarios", scenarios}, {"out_dir", out_dir}}).dump());
 }
 
 LeaderScenarioTable::~LeaderScenarioTable() {
@@ -105,12 +106,15 @@ void LeaderScenarioTable::finish(std::size_t i) {
   table_->finish(i);
 }
 
-int follow_leader(const RunOptions& options) {
-  dist::World& world = *options.world;
+int follow_leader(const RunOptions& rank_options) {
+  dist::World& world = *rank_options.world;
   const auto published = await(world, kScenariosKey);
   if (!published) return 0;  // rank 0 stopped before measuring anything
-  std::vector<ScenarioParams> scenarios = json::parse(*published).get<std::vector<ScenarioParams>>();
-  ScenarioTable table(std::move(scenarios), options, std::chrono::steady_clock::now(), 0, nullptr);
+  const json run = json::parse(*published);
+  RunOptions options = rank_options;
+  options.out_dir = run.value("out_dir", std::string());
+  ScenarioTable table(run.at("scenarios").get<std::vector<ScenarioParams>>(), options,
+                      std::chrono::steady_clock::now(), 0, nullptr);
   for (int n = 1;; ++n) {
     const auto text = await(world, command_key(n));
     if (!text) return 0;

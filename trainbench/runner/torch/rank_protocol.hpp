@@ -21,8 +21,10 @@ class World;
 
 class LeaderScenarioTable final : public ScenarioSet {
  public:
-  // Publishes the scenarios (the followers build the same table from them) and keeps `table`.
-  LeaderScenarioTable(std::shared_ptr<dist::World> world, std::unique_ptr<ScenarioTable> table);
+  // Publishes the scenarios (the followers build the same table from them) and the results folder
+  // (where every rank writes its profiling traces), and keeps `table`.
+  LeaderScenarioTable(std::shared_ptr<dist::World> world, std::unique_ptr<ScenarioTable> table,
+                      const std::string& out_dir);
   // Tells the followers the run is over.
   ~LeaderScenarioTable() override;
 
@@ -47,7 +49,8 @@ class LeaderScenarioTable final : public ScenarioSet {
 };
 
 // A rank other than 0: builds the table rank 0 published and obeys its commands until rank 0
-// says the run is over. `options` are this rank's (its world; no output folder, no listener).
+// says the run is over. `options` are this rank's (its world, no listener); it writes nothing but
+// its own profiling traces, in rank 0's results folder.
 // Returns 0, or throws DistributedError when rank 0 went silent past the timeout.
 int follow_leader(const RunOptions& options);
 

@@ -173,8 +173,9 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
                           {"local_world_size", options.world->environment().local_world_size},
                           {"launcher", options.world->environment().launcher}};
     scenario_set = std::make_unique<LeaderScenarioTable>(
-        options.world, std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
-                                                       options.listener));
+        options.world,
+        std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss, options.listener),
+        options.out_dir);
   } else {
     scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
                                                    options.listener);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <mutex>
 
 #include <malloc.h>
@@ -19,7 +20,9 @@
 #include <trainbench/measure/host_load.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/measure/stats.hpp>
+#include <trainbench/profiling/chrome_trace_logger.hpp>
 #include <trainbench/profiling/nvtx.hpp>
+#include <trainbench/profiling/rank_trace_merge.hpp>
 #include <trainbench/profiling/torch/profile_pass.hpp>
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/stopping_criterion.hpp>
@@ -228,7 +231,7 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   const RngStateScope rng(s.rng_state);
   torch::manual_seed(p.seed);
 
-  s.profile_pass.emplace(p, options.profile);
+  s.profile_pass.emplace(p, options.profile, p.world_size > 1 ? options.world->rank() : -1);
   s.source = make_source(p);
   if (p.world_size > 1) s.source = std::make_shared<ShardedSource>(s.source, options.world->rank(), p.world_size);
   s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
@@ -270,6 +273,34 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
 }
 
 ScenarioSession::~ScenarioSession() = default;
+
+// Rank 0 folds every rank's host trace into one with a process per rank (rank_trace_merge.hpp);
+// the others say where theirs is. A rank whose trace is not in this file system (another node
+// without a shared folder) is listed, not merged.
+void ScenarioSession::gather_rank_traces(State& s, ProfileSection& profile) {
+  const int rank = s.group->rank();
+  const std::string key = "traced/" + s.group_tag + "/";
+  const auto own = profile.traces.find("host");
+  const std::string own_path = own == profile.traces.end() ? "" : own->second;
+  if (rank != 0) {
+    s.options.world->put(key + std::to_string(rank), nlohmann::json({{"host", host_name()}, {"path", own_path}}).dump());
+    return;
+  }
+  if (own_path.empty() || s.profile_pass->gzip()) return;  // no host trace, or compressed ones
+  namespace fs = std::filesystem;
+  std::vector<profiling::RankTrace> traces = {{0, host_name(), (fs::path(s.options.out_dir) / own_path).string()}};
+  for (int other = 1; other < s.group->size(); ++other) {
+    const auto answer = nlohmann::json::parse(s.options.world->take(key + std::to_string(other)));
+    const std::string path = answer.value("path", "");
+    if (path.empty()) continue;
+    profile.traces["host.rank" + std::to_string(other)] = path;
+    const auto full = fs::path(s.options.out_dir) / path;
+    if (fs::exists(full)) traces.push_back({other, answer.value("host", ""), full.string()});
+  }
+  const std::string merged = "traces/" + profiling::trace_file_name(scenario_id(s.params), "ranks", false);
+  profiling::merge_rank_traces(traces, scenario_id(s.params), (fs::path(s.options.out_dir) / merged).string());
+  profile.traces["ranks"] = merged;
+}
 
 const ScenarioParams& ScenarioSession::params() const { return s_->params; }
 int ScenarioSession::segments() const { return static_cast<int>(s_->segments.size()); }
@@ -452,14 +483,15 @@ ScenarioResult ScenarioSession::finish() {
     }
   }
   // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
-  // Not yet for data-parallel scenarios (every rank would have to take the same profiled steps).
-  if (s.profile_pass->enabled() && !s.options.out_dir.empty() && !(s.group && s.group->size() > 1)) {
+  // Every rank of a data-parallel scenario profiles the same window (its steps all-reduce).
+  if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
     const PrecisionGuard precision_guard(s.params.precision);
     const RngStateScope rng(s.rng_state);
     auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);
     if (profile.window_step_time_s && r.step_time_s.median > 0)
       profile.overhead_vs_timed = *profile.window_step_time_s / r.step_time_s.median - 1.0;
     r.profile = std::move(profile);
+    if (s.group && s.group->size() > 1) gather_rank_traces(s, *r.profile);
   }
   r.wall_s = std::chrono::duration<double>(Clock::now() - s.built).count();
   return r;

@@ -54,6 +54,7 @@ class ScenarioSession {
 
  private:
   struct State;
+  static void gather_rank_traces(State& s, ProfileSection& profile);
   std::unique_ptr<State> s_;
 };
 
