@@ -189,10 +189,11 @@ TEST(Merge, PeaksOfEveryShardOncePerDeviceAndPrecision) {
   const auto peak = [](const char* precision, double tflops) {
     return nlohmann::json{{"device", "cpu"}, {"precision", precision}, {"peak", tflops}};
   };
-  shards[0].run.extra["peaks"] = {peak("fp32", 1.0)};
-  shards[1].run.extra["peaks"] = {peak("fp32", 2.0), peak("amp_bf16", 3.0)};
+  // json::array, not braces: {one_object} is that object under clang, a one-element list under gcc.
+  shards[0].run.extra["peaks"] = nlohmann::json::array({peak("fp32", 1.0)});
+  shards[1].run.extra["peaks"] = nlohmann::json::array({peak("fp32", 2.0), peak("amp_bf16", 3.0)});
   const RunResult run = merge_shards(shards).run;
-  EXPECT_EQ(run.extra["peaks"], (nlohmann::json{peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
+  EXPECT_EQ(run.extra["peaks"], nlohmann::json::array({peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
 }
 
 TEST(Merge, EnvironmentsOfOtherHostsOfOneKindAreOneEnvironment) {
