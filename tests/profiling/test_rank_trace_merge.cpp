@@ -17,8 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// One folder per test: ctest runs them in parallel.
 fs::path scratch() {
-  const auto dir = fs::path(TB_BINARY_DIR) / "test-runs" / "rank_trace_merge";
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto dir = fs::path(TB_BINARY_DIR) / "test-runs" / (std::string("RankTraceMerge.") + test->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
