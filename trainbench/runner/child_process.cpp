@@ -20,7 +20,9 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-ChildExit decode(int status) {
+}  // namespace
+
+ChildExit ChildExit::from_wait_status(int status) {
   ChildExit e;
   if (WIFEXITED(status)) {
     e.exited = true;
@@ -30,8 +32,6 @@ ChildExit decode(int status) {
   }
   return e;
 }
-
-}  // namespace
 
 std::string ChildExit::describe() const {
   if (exited) return "exit code " + std::to_string(code);
@@ -160,7 +160,7 @@ ChildExit ChildProcess::wait() {
     }
   }
   close_fd(from_child_);
-  exit_ = decode(status);
+  exit_ = ChildExit::from_wait_status(status);
   return *exit_;
 }
 

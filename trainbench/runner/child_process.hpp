@@ -18,6 +18,7 @@ struct ChildExit {
   int code = 0;    // when exited
   int signal = 0;  // when killed
   std::string describe() const;  // "exit code 2", "signal 11 (Segmentation fault)"
+  static ChildExit from_wait_status(int status);  // waitpid's status
 };
 
 struct ChildOptions {

@@ -79,17 +79,6 @@ pid_t start_rank(const std::string& program, const std::vector<std::string>& arg
   return pid;
 }
 
-ChildExit exit_of(int status) {
-  ChildExit e;
-  if (WIFEXITED(status)) {
-    e.exited = true;
-    e.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    e.signal = WTERMSIG(status);
-  }
-  return e;
-}
-
 bool ended_badly(const ChildExit& e) { return !e.exited || e.code != 0; }
 
 // The store's folder holds files only. Not std::filesystem::remove_all: libtorch carries its own
@@ -145,7 +134,7 @@ int launch_ranks(const RankLaunch& launch, std::ostream& err) {
       const auto it = std::find(pids.begin(), pids.end(), pid);
       if (it == pids.end()) continue;
       const auto rank = static_cast<std::size_t>(it - pids.begin());
-      exits[rank] = exit_of(status);
+      exits[rank] = ChildExit::from_wait_status(status);
       --running;
       if (ended_badly(*exits[rank]) && !first_failure && running > 0 && relayed == 0) {
         first_failure = Clock::now();

@@ -6,7 +6,6 @@
 // headers only: Gloo itself is inside libtorch_cpu, so trainbench only ever holds the opaque
 // device pointer c10d hands out). Only c10d_adapter.cpp includes c10d.
 #pragma once
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
