@@ -41,7 +41,9 @@ ScenarioParams unusual_scenario() {
 ScenarioParams with_other_value(const ScenarioParams& p, const ScenarioAxis& axis) {
   const json value = axis.value(p);
   json other;
-  if (value.is_number_integer()) {
+  if (value.is_boolean()) {
+    other = !value.get<bool>();
+  } else if (value.is_number_integer()) {
     other = value.get<int>() + 1;
   } else if (axis.product && axis.product->rule.kind == AxisValueRule::Kind::choice) {
     for (const auto& choice : *axis.product->rule.choices)
@@ -87,9 +89,12 @@ TEST(AxisTable, FieldsInKeyOrderProductAxesInExpandOrder) {
   std::vector<std::string> names;
   for (const ScenarioAxis& axis : scenario_axes()) names.push_back(axis.name);
   EXPECT_EQ(names, (std::vector<std::string>{"model", "dataset", "device", "optimizer", "scaling", "precision",
-                                             "workers", "accumulation", "batch", "world_size", "reducer"}));
+                                             "workers", "accumulation", "batch", "world_size", "reducer",
+                                             "memory_format", "pin_memory", "cudnn_benchmark", "cuda_graphs",
+                                             "optimizer_impl"}));
   EXPECT_EQ(matrix_axis_names(), (std::vector<std::string>{"model", "precision", "workers", "accumulation", "batch",
-                                                           "world_size", "reducer"}));
+                                                           "world_size", "reducer", "memory_format", "pin_memory",
+                                                           "cudnn_benchmark", "cuda_graphs", "optimizer_impl"}));
   EXPECT_EQ(find_axis("workers"), &scenario_axes()[6]);
   EXPECT_EQ(find_axis("effective_batch"), nullptr);
 }
@@ -115,7 +120,22 @@ TEST(AxisTable, KeyHasEveryFieldAndNothingElse) {
                        {"batch", 16},
                        {"scaling", "weak"},
                        {"world_size", 1},
-                       {"reducer", "auto"}}));
+                       {"reducer", "auto"},
+                       {"memory_format", "contiguous"},
+                       {"pin_memory", false},
+                       {"cudnn_benchmark", false},
+                       {"cuda_graphs", false},
+                       {"optimizer_impl", "for_loop"}}));
+}
+
+TEST(AxisTable, OptimisationSwitchesReadInIds) {
+  ScenarioParams p = unusual_scenario();
+  p.memory_format = "channels_last";
+  p.pin_memory = true;
+  p.cudnn_benchmark = true;
+  p.cuda_graphs = true;
+  p.optimizer_impl = "fused";
+  EXPECT_EQ(scenario_id(p), "transformer@tokens/amp_bf16/w3/a4/b16/channels_last/pinned/cudnn-bench/graphs/sgd/fused");
 }
 
 TEST(AxisTable, ResultsJsonRoundTripsEveryField) {
@@ -171,7 +191,16 @@ TEST(AxisCompleteness, CsvHeaderHasEveryFieldInTableOrder) {
 TEST(AxisCompleteness, ListingHasAColumnPerListedField) {
   // Two world sizes: the ranks column is left out when every scenario has one rank.
   const MatrixSpec spec =
-      parse_matrix({{"name", "m"}, {"dataset", "tokens"}, {"axes", {{"workers", {0, 3}}, {"world_size", {1, 2}}}}},
+      parse_matrix({{"name", "m"},
+                    {"dataset", "tokens"},
+                    {"axes",
+                     {{"workers", {0, 3}},
+                      {"world_size", {1, 2}},
+                      {"memory_format", {"contiguous", "channels_last"}},
+                      {"pin_memory", {false, true}},
+                      {"cudnn_benchmark", {false, true}},
+                      {"cuda_graphs", {false, true}},
+                      {"optimizer_impl", {"for_loop", "fused"}}}}},
                    "inline.json", full_catalog());
   const std::string listing = format_scenario_list(spec, expand(spec));
   const std::string header = listing.substr(listing.find("  #"));
@@ -184,7 +213,9 @@ TEST(AxisCompleteness, ListingHasAColumnPerListedField) {
   expected.push_back("eff-batch");
   words.resize(expected.size());
   EXPECT_EQ(words, expected);
-  EXPECT_NE(listing.find("order: model, precision, workers, accumulation, batch"), std::string::npos);
+  EXPECT_NE(listing.find("order: workers, world_size, memory_format, pin_memory, cudnn_benchmark, cuda_graphs, "
+                         "optimizer_impl"),
+            std::string::npos);
   // Numbers right-aligned: "workers" is wider than its values.
   EXPECT_NE(listing.find("      0"), std::string::npos);
 }
@@ -237,7 +268,9 @@ TEST(AxisBaseline, DefaultsComeFromTheTable) {
       "inline.json", full_catalog());
   const BaselineChoice choice = choose_baseline(spec, expand(spec));
   EXPECT_EQ(choice.wanted, json({{"model", "resnet"}, {"precision", "fp32"}, {"workers", 0},
-                                 {"accumulation", 1}, {"batch", 64}, {"world_size", 1}, {"reducer", "auto"}}));
+                                 {"accumulation", 1}, {"batch", 64}, {"world_size", 1}, {"reducer", "auto"},
+                                 {"memory_format", "contiguous"}, {"pin_memory", false}, {"cudnn_benchmark", false},
+                                 {"cuda_graphs", false}, {"optimizer_impl", "for_loop"}}));
   EXPECT_TRUE(choice.matched);
   EXPECT_EQ(scenario_id(expand(spec)[choice.index]), "resnet/fp32/w0/a1/b64");
 }

@@ -16,14 +16,19 @@ namespace {
 json to_key(const std::string& v) { return v; }
 json to_key(int v) { return v; }
 json to_key(Precision v) { return to_string(v); }
+json to_key(bool v) { return v; }
 
 void from_key(const json& j, std::string& v) { v = j.get<std::string>(); }
 void from_key(const json& j, int& v) { v = j.get<int>(); }
 void from_key(const json& j, Precision& v) { v = *parse_precision(j.get<std::string>()); }
+void from_key(const json& j, bool& v) { v = j.get<bool>(); }
 
 // A field of results.json; absent, it keeps the value it had.
 void read_key(const json& j, const char* name, std::string& v) { v = j.value(name, v); }
 void read_key(const json& j, const char* name, int& v) { v = integer_field(j, name, v); }
+void read_key(const json& j, const char* name, bool& v) {
+  if (const auto it = j.find(name); it != j.end() && it->is_boolean()) v = it->get<bool>();
+}
 void read_key(const json& j, const char* name, Precision& v) {
   // A name this build does not know keeps the value too: the file still loads.
   if (const auto p = parse_precision(j.value(name, std::string(to_string(v))))) v = *p;
@@ -51,7 +56,11 @@ ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing,
           [](MatrixSpec& s, const std::vector<json>& values) {
             auto& list = s.*Values;
             list.clear();
-            for (const auto& v : values) from_key(v, list.emplace_back());
+            for (const auto& v : values) {
+              typename std::decay_t<decltype(list)>::value_type value{};  // vector<bool> has no bool&
+              from_key(v, value);
+              list.push_back(value);
+            }
           },
       .apply = [](const MatrixSpec& s, std::size_t i, ScenarioParams& p) { p.*Field = (s.*Values)[i]; }};
   return axis;
@@ -61,6 +70,19 @@ const std::vector<std::string>& reducer_names() {
   static const std::vector<std::string> names = {"auto", "always"};
   return names;
 }
+const std::vector<std::string>& memory_format_names() {
+  static const std::vector<std::string> names = {"contiguous", "channels_last"};
+  return names;
+}
+const std::vector<std::string>& optimizer_impl_names() {
+  static const std::vector<std::string> names = {"for_loop", "foreach", "fused"};
+  return names;
+}
+
+AxisValueRule choices(const std::vector<std::string>& names) {
+  return {.kind = AxisValueRule::Kind::choice, .choices = &names};
+}
+constexpr AxisValueRule kSwitch{.kind = AxisValueRule::Kind::boolean};
 
 AxisValueRule integers(int min, int max) { return {.kind = AxisValueRule::Kind::integer, .min = min, .max = max}; }
 
@@ -72,7 +94,7 @@ std::string id_of(const ScenarioParams& p, Keep keep) {
     if (!axis.id.shown || !keep(axis)) continue;
     const std::string text = axis_text(axis.value(p));
     if (axis.id.omitted_when != nullptr && text == axis.id.omitted_when) continue;
-    (axis.id.trailing ? tail : head) += axis.id.prefix + text;
+    (axis.id.trailing ? tail : head) += axis.id.prefix + (axis.id.shown_as ? std::string(axis.id.shown_as) : text);
   }
   return head + tail;
 }
@@ -108,7 +130,24 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
       product<&ScenarioParams::reducer, &MatrixSpec::reducer>(
           "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {},
-          {.kind = AxisValueRule::Kind::choice, .choices = &reducer_names()}, "auto"),
+          choices(reducer_names()), "auto"),
+      // The optimisations after the article's four; ids name only what is switched on.
+      product<&ScenarioParams::memory_format, &MatrixSpec::memory_format>(
+          "memory_format", {.prefix = "/", .omitted_when = "contiguous"},
+          {.header = "memory", .hidden_when_all = "contiguous"}, choices(memory_format_names()), "contiguous"),
+      product<&ScenarioParams::pin_memory, &MatrixSpec::pin_memory>(
+          "pin_memory", {.prefix = "/", .omitted_when = "false", .shown_as = "pinned"},
+          {.header = "pinned", .hidden_when_all = "false"}, kSwitch, false),
+      product<&ScenarioParams::cudnn_benchmark, &MatrixSpec::cudnn_benchmark>(
+          "cudnn_benchmark", {.prefix = "/", .omitted_when = "false", .shown_as = "cudnn-bench"},
+          {.header = "cudnn-bench", .hidden_when_all = "false"}, kSwitch, false),
+      product<&ScenarioParams::cuda_graphs, &MatrixSpec::cuda_graphs>(
+          "cuda_graphs", {.prefix = "/", .omitted_when = "false", .shown_as = "graphs"},
+          {.header = "graphs", .hidden_when_all = "false"}, kSwitch, false),
+      // After the optimizer's name: ".../adamw/fused".
+      product<&ScenarioParams::optimizer_impl, &MatrixSpec::optimizer_impl>(
+          "optimizer_impl", {.prefix = "/", .omitted_when = "for_loop", .trailing = true},
+          {.header = "opt-impl", .hidden_when_all = "for_loop"}, choices(optimizer_impl_names()), "for_loop"),
   };
   return axes;
 }

@@ -20,7 +20,7 @@ struct MatrixSpec;
 
 // What one value of a product axis may be, as axes, exclude and baseline entries write it.
 struct AxisValueRule {
-  enum class Kind { model_name, choice, integer };
+  enum class Kind { model_name, choice, integer, boolean };
   Kind kind = Kind::integer;
   const std::vector<std::string>* choices = nullptr;  // Kind::choice
   int min = 0;                                         // Kind::integer, inclusive
@@ -33,6 +33,7 @@ struct AxisIdPart {
   const char* prefix = "";             // before the value: "/w" makes "/w0"
   const char* omitted_when = nullptr;  // a value left out of the id (a default)
   bool trailing = false;               // after every other part
+  const char* shown_as = nullptr;      // text instead of the value: a switch reads "/pinned", not "/true"
 };
 
 // A column of `trainbench list`.

@@ -91,11 +91,11 @@ const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_
 const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
                                                "kineto",  "nvtx",   "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
-const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum"};
+const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum", "weight_decay"};
 const std::vector<std::string> kScalingNames = {"weak", "strong"};
 const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
-const std::vector<std::string> kOptimizerNames = {"adam", "sgd"};
+const std::vector<std::string> kOptimizerNames = {"adam", "adamw", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
 
 std::string join(const std::vector<std::string>& items) {
@@ -216,7 +216,7 @@ void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
     p.optimizer = r.one_of(j, "optimizer", kOptimizerNames, "optimizer");
   } else {
     r.expect_keys(j, "optimizer", kOptimizerKeys, "optimizer key");
-    if (!j.contains("name")) r.fail("optimizer.name", "is required (adam or sgd)");
+    if (!j.contains("name")) r.fail("optimizer.name", "is required (adam, adamw or sgd)");
     p.optimizer = r.one_of(j["name"], "optimizer.name", kOptimizerNames, "optimizer");
     if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);  // finite: JSON has no inf
     if (j.contains("momentum")) {
@@ -226,6 +226,10 @@ void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
   }
   // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
   if (p.optimizer == "sgd" && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
+  // AdamW's default decay is PyTorch's (0.01); the others have none unless asked.
+  p.weight_decay = p.optimizer == "adamw" ? 0.01 : 0.0;
+  if (j.is_object() && j.contains("weight_decay"))
+    p.weight_decay = r.number(j["weight_decay"], "optimizer.weight_decay", 0.0, false, 1.0);
 }
 
 void parse_data_parallel(const Reader& r, const json& j, DataParallelOptions& d) {
@@ -307,6 +311,8 @@ json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, 
       return r.one_of(v, field, *rule.choices, axis.name);
     case AxisValueRule::Kind::integer:
       return r.small_int(v, field, rule.min, rule.max);
+    case AxisValueRule::Kind::boolean:
+      return r.boolean(v, field);
   }
   throw std::logic_error("unhandled axis value rule");
 }

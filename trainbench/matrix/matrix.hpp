@@ -42,6 +42,11 @@ struct MatrixSpec {
   bool hold_effective_batch = false;
   std::vector<int> world_size;  // data-parallel ranks per scenario
   std::vector<std::string> reducer;  // "auto", "always"
+  std::vector<std::string> memory_format;  // "contiguous", "channels_last"
+  std::vector<bool> pin_memory;
+  std::vector<std::string> optimizer_impl;  // "for_loop", "foreach", "fused"
+  std::vector<bool> cudnn_benchmark;
+  std::vector<bool> cuda_graphs;
 
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)

@@ -48,14 +48,14 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
   os << "device: " << spec.device_request;
   if (!scenarios.empty() && spec.device_request == "auto") os << " -> " << scenarios.front().device;
   os << "\n";
-  os << "scenarios: " << scenarios.size() << " (order: ";
-  const char* separator = "";
-  for (const auto& name : matrix_axis_names()) {
-    os << separator << name;
-    separator = ", ";
-  }
-  if (!spec.exclude.empty()) os << "; " << spec.exclude.size() << " exclude rule(s) applied";
-  os << ")\n";
+  // The axes that vary, in expand()'s order (the last varies fastest); one-value axes say nothing.
+  std::string varying;
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.product && axis.product->size(spec) > 1) varying += (varying.empty() ? "" : ", ") + std::string(axis.name);
+  std::string notes;
+  if (!varying.empty()) notes = "order: " + varying;
+  if (!spec.exclude.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(spec.exclude.size()) + " exclude rule(s) applied";
+  os << "scenarios: " << scenarios.size() << (notes.empty() ? "" : " (" + notes + ")") << "\n";
   if (spec.hold_effective_batch) os << "batch axis holds the EFFECTIVE batch; micro-batch = batch / accumulation\n";
   if (spec.batch_search)
     os << "batch: found by a capacity search (\"max\"); the micro-batch shown is a placeholder\n";

@@ -26,6 +26,7 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
     k["seed"] = p.seed;
     k["learning_rate"] = p.learning_rate;
     k["momentum"] = p.momentum;
+    if (p.weight_decay != 0.0) k["weight_decay"] = p.weight_decay;  // older digests unchanged
     k["stopping"] = p.stopping;
     if (p.world_size > 1 || p.reducer == "always") k["data_parallel"] = p.data_parallel;
     all.push_back(std::move(k));
@@ -86,6 +87,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j = scenario_key(p);
   j["learning_rate"] = p.learning_rate;
   if (p.optimizer == "sgd") j["momentum"] = p.momentum;
+  if (p.weight_decay != 0.0) j["weight_decay"] = p.weight_decay;
   j["effective_batch"] = p.effective_batch;
   j["seed"] = p.seed;
   j["dataset_options"] = p.dataset_options;
@@ -100,6 +102,7 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);
   p.learning_rate = j.value("learning_rate", p.learning_rate);
   p.momentum = j.value("momentum", p.momentum);
+  p.weight_decay = j.value("weight_decay", 0.0);
   if (j.contains("effective_batch")) {
     p.effective_batch = integer_field(j, "effective_batch", 0);
   } else {

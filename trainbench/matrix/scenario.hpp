@@ -54,9 +54,10 @@ struct ScenarioParams {
   std::string model = "mlp";
   std::string dataset;  // empty: the model's default dataset
   std::string device = "cpu";  // "cpu" or "cuda" (resolved; never "auto" here)
-  std::string optimizer = "adam";  // "adam" or "sgd"
+  std::string optimizer = "adam";  // "adam", "adamw" or "sgd"
   double learning_rate = 1e-3;
   double momentum = 0.0;  // sgd only
+  double weight_decay = 0.0;  // L2 for adam and sgd, decoupled for adamw (default 0.01 there)
   Precision precision = Precision::fp32;
   int workers = 0;        // data-loader worker threads, 0 = main thread
   int accumulation = 1;   // micro-batches per optimizer step
@@ -71,6 +72,13 @@ struct ScenarioParams {
   // world_size 1 with the reducer shows DDP's own overhead (expand() drops "always" above 1).
   std::string reducer = "auto";
   DataParallelOptions data_parallel;
+  // The optimisations engineers try after the article's four, each a product axis (README
+  // "Optimisation axes"). The CUDA-only ones are skipped with a reason on the CPU.
+  std::string memory_format = "contiguous";  // "channels_last": 4-d parameters and inputs NHWC
+  bool pin_memory = false;                   // pinned host batches, non_blocking copies on a side stream
+  std::string optimizer_impl = "for_loop";   // "foreach", "fused": how the optimizer's update runs
+  bool cudnn_benchmark = false;              // cuDNN picks convolution algorithms by timing them
+  bool cuda_graphs = false;                  // the whole step captured once, then replayed
   std::uint64_t seed = 42;
   nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
   nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}

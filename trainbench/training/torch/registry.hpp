@@ -68,6 +68,9 @@ struct ModelEntry {
   ModelFactory factory;
   std::vector<OptionSpec> options;
   std::vector<OptionRule> option_rules;
+  // Where the architecture and its figures come from (a paper, torchvision, Hugging Face), for
+  // `trainbench models`; empty for trainbench's own small models.
+  std::string reference;
 };
 
 struct DatasetEntry {
