@@ -7,6 +7,9 @@
 #   5. measures the harness overhead benchmark,
 #   6. runs data-parallel world size 1 with and without DDP's reducer on NCCL (scenarios/ddp-cpu.json
 #      on the GPU: world size 2 needs a second GPU and is skipped with the reason),
+#   7. runs the optimisation axes (scenarios/field.json: channels_last, pinned memory, fused
+#      optimizers, cuDNN autotuning, CUDA graphs) and the standard workloads (scenarios/standard.json:
+#      ResNet-50, GPT-2 small),
 # and writes everything under $OUT (at most 8 files come back: one tarball plus summaries).
 # Prepare here first: scripts/fetch-device-debs.sh; then call the device tool with
 #   command: "bash scripts/device-check.sh"   carry: [".device"]
@@ -62,6 +65,16 @@ log "data-parallel: world size 1 with and without the reducer (NCCL)"
   --set 'steps.time_budget_s=6' > "$RES/ddp-gpu.console.txt" 2>&1
 tail -15 "$RES/ddp-gpu.console.txt" | tee -a "$OUT/summary.txt"
 
+log "optimisation axes (field.json)"
+"$BIN" run scenarios/field.json --out "$RES/field" --no-history > "$RES/field.console.txt" 2>&1
+tail -45 "$RES/field.console.txt" | tee -a "$OUT/summary.txt"
+
+if [ -f scenarios/standard.json ]; then
+  log "standard workloads (standard.json)"
+  "$BIN" run scenarios/standard.json --out "$RES/standard" --no-history > "$RES/standard.console.txt" 2>&1
+  tail -20 "$RES/standard.console.txt" | tee -a "$OUT/summary.txt"
+fi
+
 log "harness overhead benchmark"
 if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
   "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=5 \
@@ -76,4 +89,5 @@ cp "$RES/seed/results.json" "$OUT/seed-results.json" 2>/dev/null
 cp "$RES/gpu-profile/results.json" "$OUT/gpu-profile-results.json" 2>/dev/null
 cp "$RES/capacity/results.json" "$OUT/capacity-results.json" 2>/dev/null
 cp "$RES/ddp-gpu/results.json" "$OUT/ddp-gpu-results.json" 2>/dev/null
+# field/ and standard/ results travel in the tarball: at most 8 files come back.
 log "done"

@@ -30,6 +30,7 @@
 #include <trainbench/training/torch/batch_stream.hpp>
 #include <trainbench/training/torch/c10d_adapter.hpp>
 #include <trainbench/training/torch/sharded_source.hpp>
+#include <trainbench/training/torch/optimisation_settings.hpp>
 #include <trainbench/training/torch/precision.hpp>
 #include <trainbench/training/torch/registry.hpp>
 #include <trainbench/training/torch/trainer.hpp>
@@ -228,6 +229,7 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
                           std::to_string(options.world->size()));
   s.group_tag = group_tag;
   const PrecisionGuard precision_guard(p.precision);
+  const CudnnBenchmarkGuard cudnn_guard(p.cudnn_benchmark);
   const RngStateScope rng(s.rng_state);
   torch::manual_seed(p.seed);
 
@@ -235,7 +237,9 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.source = make_source(p);
   if (p.world_size > 1) s.source = std::make_shared<ShardedSource>(s.source, options.world->rank(), p.world_size);
   s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
-  s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers, p.test_delay_ms);
+  if (const auto why = optimisation_unsupported_reason(p, s.model->module(), s.source->info()); !why.empty())
+    throw ScenarioSkipped(why);
+  s.stream = std::make_unique<BatchStream>(s.source, p.batch, p.workers, p.test_delay_ms, p.pin_memory);
   s.trainer = std::make_unique<Trainer>(p, *s.model, *s.stream, s.device);
   if (data_parallel) {
     // As DistributedDataParallel starts: rank 0's parameters and buffers everywhere, then the
@@ -266,6 +270,16 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
       dp.busbw_bytes_per_s = dp.algbw_bytes_per_s * 2.0 * (n - 1) / n;  // nccl-tests' all-reduce factor
     }
     s.data_parallel = std::move(dp);
+  }
+  if (p.cuda_graphs) {
+    try {
+      s.trainer->prepare_graph();
+    } catch (const c10::Error& e) {
+      // The model does something a capture cannot hold (a host sync, a CPU tensor, a shape that
+      // depends on data): the settings are unsupported for it, not a failed measurement.
+      const std::string what = e.what_without_backtrace();
+      throw ScenarioSkipped("cuda_graphs: the step could not be captured: " + what.substr(0, what.find('\n')));
+    }
   }
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
   if (s.device.is_cuda() && NvmlLibrary::shared().available())
@@ -310,6 +324,7 @@ void ScenarioSession::run_segment(int round) {
   const ScenarioParams& p = s.params;
   TB_NVTX_SCENARIO(scenario_id(p));
   const PrecisionGuard precision_guard(p.precision);
+  const CudnnBenchmarkGuard cudnn_guard(p.cudnn_benchmark);
   const RngStateScope rng(s.rng_state);
   StepSample sample;
   // An interrupt between steps drops this segment whole (a half segment would bias its median):
@@ -486,6 +501,7 @@ ScenarioResult ScenarioSession::finish() {
   // Every rank of a data-parallel scenario profiles the same window (its steps all-reduce).
   if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
     const PrecisionGuard precision_guard(s.params.precision);
+    const CudnnBenchmarkGuard cudnn_guard(s.params.cudnn_benchmark);
     const RngStateScope rng(s.rng_state);
     auto profile = s.profile_pass->run(*s.trainer, s.device, s.options.out_dir);
     if (profile.window_step_time_s && r.step_time_s.median > 0)

@@ -4,11 +4,12 @@
 #include <optional>
 #include <thread>
 
+#include <ATen/ATen.h>
 #include <torch/data/dataloader.h>
 #include <torch/data/datasets/base.h>
 #include <torch/data/datasets/map.h>
 #include <torch/data/samplers/random.h>
-#include <torch/data/transforms/stack.h>
+#include <torch/data/transforms/collate.h>
 
 #include <trainbench/profiling/host_recorder.hpp>
 #include <trainbench/support/error.hpp>
@@ -42,8 +43,31 @@ class SourceDataset : public torch::data::datasets::Dataset<SourceDataset> {
   std::thread::id owner_;
 };
 
-using StackedDataset =
-    torch::data::datasets::MapDataset<SourceDataset, torch::data::transforms::Stack<>>;
+// torch::data's Stack<>, pinning the stacked tensors when asked.
+class StackBatch : public torch::data::transforms::Collation<torch::data::Example<>> {
+ public:
+  explicit StackBatch(bool pin_memory) : pin_memory_(pin_memory) {}
+  torch::data::Example<> apply_batch(std::vector<torch::data::Example<>> examples) override {
+    std::vector<at::Tensor> data, targets;
+    data.reserve(examples.size());
+    targets.reserve(examples.size());
+    for (auto& e : examples) {
+      data.push_back(std::move(e.data));
+      targets.push_back(std::move(e.target));
+    }
+    auto batch = torch::data::Example<>(at::stack(data), at::stack(targets));
+    if (pin_memory_) {
+      batch.data = batch.data.pin_memory();
+      batch.target = batch.target.pin_memory();
+    }
+    return batch;
+  }
+
+ private:
+  bool pin_memory_;
+};
+
+using StackedDataset = torch::data::datasets::MapDataset<SourceDataset, StackBatch>;
 using Loader =
     torch::data::StatelessDataLoader<StackedDataset, torch::data::samplers::RandomSampler>;
 
@@ -64,12 +88,12 @@ struct BatchStream::Impl {
 };
 
 BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers,
-                         double delivery_delay_ms)
+                         double delivery_delay_ms, bool pin_memory)
     : impl_(std::make_unique<Impl>()), delivery_delay_(delivery_delay_ms) {
   const auto size = source->size();
   TB_CHECK_INPUT(static_cast<std::size_t>(batch) <= size, "matrix", "batch", "batch size ", batch,
                  " exceeds the dataset's ", size, " samples (raise dataset_options.samples)");
-  auto dataset = SourceDataset(std::move(source)).map(torch::data::transforms::Stack<>());
+  auto dataset = SourceDataset(std::move(source)).map(StackBatch(pin_memory));
   auto options = torch::data::DataLoaderOptions()
                      .batch_size(static_cast<std::size_t>(batch))
                      .workers(static_cast<std::size_t>(workers))

@@ -3,7 +3,9 @@
 // It can also play a slow input pipeline: every batch reaches the caller `delivery_delay_ms`
 // later (the matrix's test-only test_delay_ms, a planted slowdown for gate tests). The delay is
 // spent on the receiving thread after the loader handed the batch over, so the trainer charges
-// it to data_wait and it is the same with any number of workers.
+// it to data_wait and it is the same with any number of workers. With `pin_memory` the loader
+// stacks each batch into page-locked memory (on its worker threads when it has them, as
+// PyTorch's pin-memory thread does), so the copy to a CUDA device can be asynchronous.
 #pragma once
 #include <chrono>
 #include <memory>
@@ -16,7 +18,8 @@ namespace tb {
 
 class BatchStream {
  public:
-  BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers, double delivery_delay_ms = 0);
+  BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers, double delivery_delay_ms = 0,
+              bool pin_memory = false);
   ~BatchStream();
   BatchStream(const BatchStream&) = delete;
   BatchStream& operator=(const BatchStream&) = delete;

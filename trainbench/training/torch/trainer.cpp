@@ -1,28 +1,16 @@
 #include <trainbench/training/torch/trainer.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 
 #include <ATen/ATen.h>
-#include <torch/optim/adam.h>
-#include <torch/optim/sgd.h>
 
 #include <trainbench/measure/torch/phase_scope.hpp>
 #include <trainbench/profiling/nvtx.hpp>
-#include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/precision.hpp>
 
 namespace tb {
-
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ScenarioParams& params,
-                                                        torch::nn::Module& module) {
-  if (params.optimizer == "adam")
-    return std::make_unique<torch::optim::Adam>(
-        module.parameters(), torch::optim::AdamOptions(params.learning_rate));
-  if (params.optimizer == "sgd")
-    return std::make_unique<torch::optim::SGD>(
-        module.parameters(), torch::optim::SGDOptions(params.learning_rate).momentum(params.momentum));
-  throw InputError("matrix", "optimizer", "unknown optimizer '" + params.optimizer + "' (adam, sgd)");
-}
 
 Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data,
                  c10::Device device)
@@ -30,60 +18,94 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
       model_(model),
       data_(data),
       device_(device),
-      optimizer_(make_optimizer(params, model.module())),
+      input_format_(params.memory_format == "channels_last" ? c10::MemoryFormat::ChannelsLast
+                                                             : c10::MemoryFormat::Preserve),
       scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
       timer_(StepTimer::create(device, boundaries_per_step(params.accumulation))),
       loss_sum_(at::zeros({}, at::TensorOptions().device(device).dtype(at::kFloat))) {
-  model_.module().to(device_);
-  model_.module().train();
+  auto& module = model_.module();
+  module.to(device_);
+  if (input_format_ == c10::MemoryFormat::ChannelsLast)
+    for (auto& p : module.parameters())
+      if (p.dim() == 4) p.set_data(p.contiguous(c10::MemoryFormat::ChannelsLast));
+  module.train();
+  // After the layout change: fused and foreach state is made like its parameters.
+  optimizer_ = make_optimizer(params, module.parameters());
+  if (params.pin_memory && !params.cuda_graphs)
+    prefetcher_ = std::make_unique<DevicePrefetcher>(data_, device_, input_format_);
+}
+
+Trainer::~Trainer() = default;
+
+at::Tensor Trainer::to_device(const at::Tensor& t) const {
+  const auto format = t.dim() == 4 ? input_format_ : c10::MemoryFormat::Preserve;
+  return t.to(device_, t.scalar_type(), /*non_blocking=*/true, /*copy=*/false, format);
+}
+
+void Trainer::forward_backward(const at::Tensor& input, const at::Tensor& target, bool sync,
+                               dist::CommTiming& comm) {
+  const int k = params_.accumulation;
+  at::Tensor loss;
+  {
+    std::optional<PhaseScope> phase;
+    if (!capturing_) phase.emplace(*timer_, Phase::forward);  // no timer events inside a capture
+    if (sync) reducer_->before_sync_forward();
+    AutocastScope autocast(params_.precision, device_.type());
+    loss = model_.loss(model_.forward(input), target);
+    if (k > 1) loss = loss * (1.0 / static_cast<double>(k));  // the article's loss / k; no extra op when k == 1
+  }
+  {
+    std::optional<PhaseScope> phase;
+    if (!capturing_) phase.emplace(*timer_, Phase::backward);
+    if (sync) reducer_->before_sync_backward();
+    scaler_.scale(loss).backward();
+    if (sync) comm = reducer_->after_sync_backward();
+    loss_sum_.add_(loss.detach());
+  }
+}
+
+void Trainer::update(StepSample& out) {
+  if (scaler_.enabled()) {
+    out.stepped = scaler_.step(*optimizer_);
+    scaler_.update();
+  } else {
+    optimizer_->step();
+    out.stepped = true;
+  }
+  optimizer_->zero_grad();
 }
 
 void Trainer::step(StepSample& out) {
   TB_NVTX_STEP();
+  if (graph_ && graph_->captured()) return graph_step(out);
   const int k = params_.accumulation;
-  const double inv_k = 1.0 / static_cast<double>(k);
-  const auto device_type = device_.type();
   timer_->start_step();
   loss_sum_.zero_();
   dist::CommTiming comm;
   for (int micro = 0; micro < k; ++micro) {
     const bool sync = reducer_ != nullptr && micro == k - 1;  // DDP's no_sync for the others
-    {
-      PhaseScope phase(*timer_, Phase::data_wait);
-      data_.next(batch_);
-    }
     at::Tensor input, target;
     {
+      PhaseScope phase(*timer_, Phase::data_wait);
+      if (prefetcher_)
+        prefetcher_->fetch();
+      else
+        data_.next(batch_);
+    }
+    {
       PhaseScope phase(*timer_, Phase::h2d);
-      input = batch_.data.to(device_, /*non_blocking=*/true);
-      target = batch_.target.to(device_, /*non_blocking=*/true);
+      if (prefetcher_) {
+        prefetcher_->hand_out(input, target);
+      } else {
+        input = to_device(batch_.data);
+        target = to_device(batch_.target);
+      }
     }
-    at::Tensor loss;
-    {
-      PhaseScope phase(*timer_, Phase::forward);
-      if (sync) reducer_->before_sync_forward();
-      AutocastScope autocast(params_.precision, device_type);
-      loss = model_.loss(model_.forward(input), target);
-      if (k > 1) loss = loss * inv_k;  // the article's loss / k; no extra op when k == 1
-    }
-    {
-      PhaseScope phase(*timer_, Phase::backward);
-      if (sync) reducer_->before_sync_backward();
-      scaler_.scale(loss).backward();
-      if (sync) comm = reducer_->after_sync_backward();
-      loss_sum_.add_(loss.detach());
-    }
+    forward_backward(input, target, sync, comm);
   }
   {
     PhaseScope phase(*timer_, Phase::optimizer);
-    if (scaler_.enabled()) {
-      out.stepped = scaler_.step(*optimizer_);
-      scaler_.update();
-    } else {
-      optimizer_->step();
-      out.stepped = true;
-    }
-    optimizer_->zero_grad();
+    update(out);
   }
   timer_->finish_step(out);
   if (reducer_ != nullptr) {
@@ -95,6 +117,61 @@ void Trainer::step(StepSample& out) {
     out.overlapped_comm_s = comm.overlapped_s;
   }
   out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
+}
+
+void Trainer::prepare_graph(int eager_steps) {
+  if (!device_.is_cuda()) throw std::invalid_argument("cuda_graphs needs a CUDA device");
+  StepSample scratch;
+  for (int i = 0; i < eager_steps; ++i) step(scratch);
+  // Static inputs: the graph reads these addresses on every replay; each step copies into them.
+  static_inputs_.clear();
+  static_targets_.clear();
+  for (int micro = 0; micro < params_.accumulation; ++micro) {
+    data_.next(batch_);
+    static_inputs_.push_back(to_device(batch_.data).clone(c10::MemoryFormat::Preserve));
+    static_targets_.push_back(to_device(batch_.target).clone());
+  }
+  graph_ = std::make_unique<StepGraph>(device_);
+  // Gradients unset: the captured backward makes them in the graph's memory, and every replay
+  // writes the first micro-batch's gradient there instead of adding to the last step's.
+  optimizer_->zero_grad();
+  capturing_ = true;
+  graph_->capture([&] {
+    loss_sum_.zero_();
+    dist::CommTiming no_comm;
+    for (std::size_t micro = 0; micro < static_inputs_.size(); ++micro)
+      forward_backward(static_inputs_[micro], static_targets_[micro], /*sync=*/false, no_comm);
+    optimizer_->step();  // no scaler: float16 is refused before a graph is made
+  });
+  capturing_ = false;
+}
+
+void Trainer::graph_step(StepSample& out) {
+  const int k = params_.accumulation;
+  timer_->start_step();
+  for (int micro = 0; micro < k; ++micro) {
+    {
+      PhaseScope phase(*timer_, Phase::data_wait);
+      data_.next(batch_);
+    }
+    {
+      PhaseScope phase(*timer_, Phase::h2d);
+      static_inputs_[micro].copy_(batch_.data, /*non_blocking=*/true);
+      static_targets_[micro].copy_(batch_.target, /*non_blocking=*/true);
+    }
+    {
+      // Forward, backward and optimizer of every micro-batch are one replay, charged here.
+      PhaseScope phase(*timer_, Phase::forward);
+      if (micro == k - 1) graph_->replay();
+    }
+    PhaseScope backward(*timer_, Phase::backward);
+  }
+  {
+    PhaseScope phase(*timer_, Phase::optimizer);
+  }
+  timer_->finish_step(out);
+  out.stepped = true;
+  out.loss = loss_sum_.item<double>();
 }
 
 }  // namespace tb

@@ -1,0 +1,52 @@
+// scenarios/field.json end to end on the CPU, shrunk to a few steps: the CPU-capable
+// optimisation axes (memory_format, optimizer_impl) are measured, the CUDA-only ones (pin_memory,
+// cudnn_benchmark, cuda_graphs) are skipped with their reason, never run as something else, and
+// every one of them reads in the ids and the report.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/helpers/cli_test.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+class FieldMatrix : public tb::test::CliTest {};
+
+TEST_F(FieldMatrix, CpuMeasuresWhatItCanAndSkipsTheRestWithReasons) {
+  const std::string shrink =
+      " --set device=cpu --set dataset_options.samples=64 --set 'dataset_options.shape=[3,16,16]'"
+      " --set model_options.width=4 --set axes.batch=8"
+      " --set 'steps={\"warmup\":1,\"min\":2,\"max\":3,\"time_budget_s\":1,\"rounds\":2}'";
+  ASSERT_EQ(trainbench("run " + std::string(TB_SOURCE_DIR) + "/scenarios/field.json --out " + p("out") +
+                       " --format md --no-history" + shrink),
+            0)
+      << log();
+  const json r = json::parse(tb::test::slurp(dir_ / "out" / "results.json"));
+  ASSERT_EQ(r["scenarios"].size(), 40u);
+  int ok = 0, skipped = 0;
+  for (const auto& s : r["scenarios"]) {
+    const std::string id = s["id"];
+    const auto& params = s["params"];
+    const bool cuda_only = params["pin_memory"] == true || params["cudnn_benchmark"] == true ||
+                           params["cuda_graphs"] == true;
+    if (cuda_only) {
+      EXPECT_EQ(s["status"], "skipped") << id;
+      EXPECT_NE(s["message"].get<std::string>().find("CUDA"), std::string::npos) << id << ": " << s["message"];
+      ++skipped;
+    } else {
+      EXPECT_EQ(s["status"], "ok") << id << ": " << s.value("message", "");
+      EXPECT_GT(s["samples_per_s"].get<double>(), 0) << id;
+      ++ok;
+    }
+  }
+  EXPECT_EQ(ok, 12);  // 2 precisions x 2 memory formats x 3 optimizer implementations
+  EXPECT_EQ(skipped, 28);
+  const std::string report = tb::test::slurp(dir_ / "out" / "report.md");
+  for (const char* part : {"/channels_last", "/adamw/foreach", "/adamw/fused", "/pinned", "/cudnn-bench", "/graphs"})
+    EXPECT_NE(report.find(part), std::string::npos) << part;
+  expect_valid_schema(dir_ / "out" / "results.json");
+}
+
+}  // namespace
