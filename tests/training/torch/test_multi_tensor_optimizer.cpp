@@ -93,7 +93,8 @@ const Case kCases[] = {
 std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, UpdateKernel>>& info) {
   const auto& [c, kernel] = info.param;
   std::string name = c.algorithm + (c.weight_decay != 0 ? "_decay" : "") + (c.momentum != 0 ? "_momentum" : "");
-  return name + (kernel == UpdateKernel::fused ? "_fused" : "_foreach");
+  // The index tells apart the cases that differ only in a value (two decays).
+  return name + (kernel == UpdateKernel::fused ? "_fused_" : "_foreach_") + std::to_string(info.index);
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, MatchesForLoop,

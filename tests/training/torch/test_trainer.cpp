@@ -102,7 +102,9 @@ std::vector<at::Tensor> resnet_after(ScenarioParams p, int steps, bool* conv_wei
   if (conv_weights_channels_last != nullptr) {
     *conv_weights_channels_last = true;
     for (const auto& t : model->module().parameters())
-      if (t.dim() == 4) *conv_weights_channels_last &= t.is_contiguous(at::MemoryFormat::ChannelsLast) && !t.is_contiguous();
+      if (t.dim() == 4)  // a 1x1 kernel is both layouts at once; a 3x3 one only NHWC once converted
+        *conv_weights_channels_last &= t.is_contiguous(at::MemoryFormat::ChannelsLast) &&
+                                       (t.size(2) == 1 || !t.is_contiguous());
   }
   StepSample s;
   for (int i = 0; i < steps; ++i) trainer.step(s);
