@@ -57,7 +57,7 @@ TEST(RegistryOptions, EveryBadFixtureIsRefusedByTheRealRegistry) {
 
 TEST(RegistryOptions, ShippedMatricesPass) {
   const auto options = default_parse_options();
-  for (const char* file : {"quick.json", "seed.json", "capacity.json"}) {
+  for (const char* file : {"quick.json", "seed.json", "capacity.json", "standard.json"}) {
     EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/" + file, options)) << file;
   }
   if (options.cuda_available) {
