@@ -19,6 +19,7 @@
 #include <torch/nn/module.h>
 
 #include <trainbench/capacity/flops.hpp>
+#include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/registry.hpp>
 #include "tests/helpers/scratch_dir.hpp"
 
@@ -136,10 +137,22 @@ TEST(StandardModels, ResNet50TrainsOneStepOnTheCpu) {
   }
 }
 
+TEST(StandardModels, ResNet50ZeroInitResidualStartsEachBottleneckAsAnIdentity) {
+  const auto model = Registry::instance().model("resnet50").factory({{"zero_init_residual", true}}, images(64));
+  int zeroed = 0;
+  for (const auto& item : model->module().named_parameters()) {
+    if (!item.key().ends_with(".weight")) continue;  // biases start at zero anyway
+    const bool last_norm = item.key().ends_with(".bn3.weight");
+    EXPECT_EQ(item.value().abs().sum().item<double>() == 0.0, last_norm) << item.key();
+    zeroed += last_norm;
+  }
+  EXPECT_EQ(zeroed, 3 + 4 + 6 + 3);  // one per bottleneck
+}
+
 TEST(StandardModels, ResNet50RefusesWhatItCannotTake) {
-  EXPECT_ANY_THROW(make("resnet50", {{1, 224, 224}, 1000, 0, 0}));  // torchvision's takes RGB
-  EXPECT_ANY_THROW(make("resnet50", {{3, 224, 224}, 1001, 0, 0}));  // labels beyond its 1000 classes
-  EXPECT_ANY_THROW(make("resnet50", tokens(64)));
+  EXPECT_THROW(make("resnet50", {{1, 224, 224}, 1000, 0, 0}), InputError);  // torchvision's takes RGB
+  EXPECT_THROW(make("resnet50", {{3, 224, 224}, 1001, 0, 0}), InputError);  // labels beyond its 1000 classes
+  EXPECT_THROW(make("resnet50", tokens(64)), InputError);
 }
 
 // ------------------------------------------------------------------------------ GPT-2 small
@@ -231,9 +244,9 @@ TEST(StandardModels, Gpt2TrainsOneStepOnTheCpuAndTheHeadIsTheEmbedding) {
 }
 
 TEST(StandardModels, Gpt2RefusesWhatItCannotTake) {
-  EXPECT_ANY_THROW(make("gpt2", tokens(1025)));                 // beyond the 1024-token context
-  EXPECT_ANY_THROW(make("gpt2", {{64}, 0, 50258, 64}));        // a larger vocabulary
-  EXPECT_ANY_THROW(make("gpt2", images(224)));
+  EXPECT_THROW(make("gpt2", tokens(1025)), InputError);                 // beyond the 1024-token context
+  EXPECT_THROW(make("gpt2", {{64}, 0, 50258, 64}), InputError);        // a larger vocabulary
+  EXPECT_THROW(make("gpt2", images(224)), InputError);
 }
 
 TEST(StandardModels, BothNameTheirReference) {

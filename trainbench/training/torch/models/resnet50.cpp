@@ -3,6 +3,7 @@
 // ..., layer1.0.downsample.0, ..., fc), so its parameters line up with torchvision's state dict.
 // Always 3 input channels and 1000 classes, as the reference: a dataset with fewer classes uses
 // the first ones, any input side works (adaptive pooling), FLOPs follow the input size.
+// Option: zero_init_residual, as torchvision's argument of that name.
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/init.h>
 #include <torch/nn/modules/batchnorm.h>
@@ -78,7 +79,7 @@ TORCH_MODULE(Bottleneck);
 
 class ResNet50 final : public TrainableModel {
  public:
-  explicit ResNet50(const DatasetInfo& data) {
+  ResNet50(const nlohmann::json& options, const DatasetInfo& data) {
     TB_CHECK_INPUT(data.input_shape.size() == 3 && data.input_shape[0] == kInputChannels &&
                        data.input_shape[1] == data.input_shape[2],
                    "matrix", "dataset", "resnet50 needs square RGB images [3, H, H]");
@@ -106,7 +107,7 @@ class ResNet50 final : public TrainableModel {
     }
     fc_ = root_->register_module("fc", torch::nn::Linear(in, kClasses));
     layers_.push_back(capacity::LinearLayer{in, kClasses});
-    initialise();
+    initialise(options.value("zero_init_residual", false));
   }
   torch::nn::Module& module() override { return *root_; }
   at::Tensor forward(const at::Tensor& input) override {
@@ -120,8 +121,9 @@ class ResNet50 final : public TrainableModel {
   std::vector<capacity::LayerSpec> layers_per_sample() const override { return layers_; }
 
  private:
-  // torchvision's initialisation: He-normal (fan_out) convolutions, unit batch-norm scales.
-  void initialise() {
+  // torchvision's initialisation: He-normal (fan_out) convolutions, unit batch-norm scales; with
+  // zero_init_residual, each bottleneck's last batch norm starts at zero (the block an identity).
+  void initialise(bool zero_init_residual) {
     torch::NoGradGuard no_grad;
     for (auto& m : root_->modules(/*include_self=*/false)) {
       if (auto* c = m->as<torch::nn::Conv2d>()) {
@@ -131,6 +133,9 @@ class ResNet50 final : public TrainableModel {
         torch::nn::init::zeros_(bn->bias);
       }
     }
+    if (!zero_init_residual) return;
+    for (auto& stage : stages_)
+      for (auto& block : *stage) torch::nn::init::zeros_(block.ptr()->as<Bottleneck>()->bn3->weight);
   }
 
   std::shared_ptr<torch::nn::Module> root_ = std::make_shared<torch::nn::Module>("ResNet");
@@ -148,8 +153,9 @@ const ModelRegistrar kRegister({
     "synthetic",
     // 512 images of 224x224 are 308 MB in memory; a GPU cycles through them.
     {{"shape", {3, 224, 224}}, {"classes", kClasses}, {"samples", 512}},
-    [](const nlohmann::json&, const DatasetInfo& d) { return std::make_unique<ResNet50>(d); },
-    {},
+    [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<ResNet50>(o, d); },
+    {{"zero_init_residual", OptionType::boolean, {}, {}, {}, false,
+      "start each bottleneck's last batch-norm scale at zero (torchvision's option of that name)"}},
     {},
     "torchvision.models.resnet50 (He et al. 2015, v1.5); 25,557,032 parameters; "
     "~4.1 GMACs (8.18 GFLOPs) forward at 224x224",
