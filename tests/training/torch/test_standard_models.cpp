@@ -1,10 +1,11 @@
-// The standard workloads against their references: torchvision's ResNet-50 and Hugging Face's
-// GPT-2 small. Parameter counts exactly, every parameter's name and shape, forward FLOPs per
+// The standard workloads against their references: torchvision's ResNet-50 and ViT-B/16, and
+// Hugging Face's GPT-2 small. Parameter counts exactly, every parameter's name and shape, forward FLOPs per
 // sample against the published figures, and a CPU forward + backward at a small size.
 //
-// ResNet-50's reference is torchvision itself: tests/fixtures/reference/resnet50_torchvision.json
-// was written by scripts/torchvision_reference.py (torchvision 0.26.0, torch 2.11.0), and when a
-// python with torchvision is at hand the script runs again here and the fresh output is compared.
+// ResNet-50's and ViT-B/16's reference is torchvision itself: tests/fixtures/reference/
+// <model>_torchvision.json was written by scripts/torchvision_reference.py (torchvision 0.26.0,
+// torch 2.11.0), and when a python with torchvision is at hand the script runs again here and the
+// fresh output is compared.
 // GPT-2's reference is transformers' GPT2LMHeadModel (modeling_gpt2.py) with GPT2Config's
 // defaults, whose parameters are listed below from that definition.
 #include <cstdlib>
@@ -69,8 +70,52 @@ Shapes shapes_in(const nlohmann::json& reference) {
   return out;
 }
 
-const std::filesystem::path kRecordedResNet50 =
-    std::filesystem::path(TB_SOURCE_DIR) / "tests/fixtures/reference/resnet50_torchvision.json";
+nlohmann::json recorded(const std::string& model) {
+  return read_json(std::filesystem::path(TB_SOURCE_DIR) / "tests/fixtures/reference" /
+                   (model + "_torchvision.json"));
+}
+
+// A python that can import torchvision, or "".
+std::string python_with_torchvision() {
+  std::vector<std::string> pythons;
+  for (const char* var : {"TRAINBENCH_PYTHON", "TB_PYTHON"})
+    if (const char* p = std::getenv(var)) pythons.emplace_back(p);
+  if (const char* home = std::getenv("HOME")) pythons.push_back(std::string(home) + "/.cache/trainbench/venv/bin/python");
+  pythons.emplace_back("python3");
+  for (const auto& py : pythons)
+    if (std::system((py + " -c 'import torchvision' >/dev/null 2>&1").c_str()) == 0) return py;
+  return "";
+}
+
+// A fresh dump from torchvision: the recorded fixture is not stale, and the native model
+// matches torchvision's own.
+void expect_matches_torchvision(const std::string& python, const std::string& model_name) {
+  const auto dump = test::scratch_dir("standard_models_torchvision") / (model_name + ".json");
+  ASSERT_EQ(std::system((python + " " + TB_SOURCE_DIR + "/scripts/torchvision_reference.py " + model_name +
+                         " > " + dump.string()).c_str()),
+            0);
+  const auto fresh = read_json(dump);
+  const auto model = make(model_name, images(224));
+  EXPECT_EQ(fresh.at("parameters").get<std::int64_t>(), parameter_count(model->module()));
+  EXPECT_EQ(shapes_in(fresh), shapes_of(model->module())) << fresh.at("source");
+  EXPECT_EQ(fresh.at("forward_flops_224").get<double>(), forward_flops(*model)) << fresh.at("source");
+}
+
+// Forward and backward of a batch of two small images; every parameter gets a finite gradient.
+void expect_trains_one_step(const std::string& model_name, std::int64_t side) {
+  torch::manual_seed(0);
+  const auto model = make(model_name, images(side));
+  model->module().train();
+  const auto logits = model->forward(at::randn({2, 3, side, side}));
+  EXPECT_EQ(logits.sizes().vec(), (std::vector<std::int64_t>{2, 1000}));
+  const auto loss = model->loss(logits, at::tensor({3, 997}, at::kLong));
+  EXPECT_TRUE(at::isfinite(loss).item<bool>());
+  loss.backward();
+  for (const auto& item : model->module().named_parameters()) {
+    ASSERT_TRUE(item.value().grad().defined()) << item.key();
+    EXPECT_TRUE(at::isfinite(item.value().grad()).all().item<bool>()) << item.key();
+  }
+}
 
 // --------------------------------------------------------------------------------- ResNet-50
 
@@ -82,7 +127,7 @@ TEST(StandardModels, ResNet50HasTorchvisionsParameterCount) {
 
 TEST(StandardModels, ResNet50HasTorchvisionsParameterNamesAndShapes) {
   const auto model = make("resnet50", images(224));
-  const auto reference = read_json(kRecordedResNet50);
+  const auto reference = recorded("resnet50");
   EXPECT_EQ(reference.at("parameters").get<std::int64_t>(), 25'557'032);
   EXPECT_EQ(shapes_of(model->module()), shapes_in(reference));
 }
@@ -95,47 +140,10 @@ TEST(StandardModels, ResNet50ForwardFlopsAreThePublishedFigure) {
   EXPECT_NEAR(flops / 2, 4.09e9, 0.02 * 4.09e9);
   // torch.utils.flop_counter.FlopCounterMode on torchvision's model, recorded in the fixture:
   // it counts the same convolutions and the fc layer's matmul, so the counts agree exactly.
-  EXPECT_EQ(flops, read_json(kRecordedResNet50).at("forward_flops_224").get<double>());
+  EXPECT_EQ(flops, recorded("resnet50").at("forward_flops_224").get<double>());
 }
 
-// A fresh dump from torchvision, when a python can import it (scripts/setup.sh installs it into
-// the trainbench venv): the recorded fixture is not stale, and the native model matches it.
-TEST(StandardModels, ResNet50MatchesTorchvisionItself) {
-  std::vector<std::string> pythons;
-  for (const char* var : {"TRAINBENCH_PYTHON", "TB_PYTHON"})
-    if (const char* p = std::getenv(var)) pythons.emplace_back(p);
-  if (const char* home = std::getenv("HOME")) pythons.push_back(std::string(home) + "/.cache/trainbench/venv/bin/python");
-  pythons.emplace_back("python3");
-  std::string python;
-  for (const auto& py : pythons)
-    if (std::system((py + " -c 'import torchvision' >/dev/null 2>&1").c_str()) == 0) {
-      python = py;
-      break;
-    }
-  if (python.empty()) GTEST_SKIP() << "no python with torchvision (scripts/setup.sh installs it into the venv)";
-  const auto dump = test::scratch_dir("standard_models_torchvision") / "resnet50.json";
-  ASSERT_EQ(std::system((python + " " + TB_SOURCE_DIR + "/scripts/torchvision_reference.py > " + dump.string()).c_str()), 0);
-  const auto fresh = read_json(dump);
-  const auto model = make("resnet50", images(224));
-  EXPECT_EQ(fresh.at("parameters").get<std::int64_t>(), parameter_count(model->module()));
-  EXPECT_EQ(shapes_in(fresh), shapes_of(model->module())) << fresh.at("source");
-  EXPECT_EQ(fresh.at("forward_flops_224").get<double>(), forward_flops(*model)) << fresh.at("source");
-}
-
-TEST(StandardModels, ResNet50TrainsOneStepOnTheCpu) {
-  torch::manual_seed(0);
-  const auto model = make("resnet50", images(64));
-  model->module().train();
-  const auto logits = model->forward(at::randn({2, 3, 64, 64}));
-  EXPECT_EQ(logits.sizes().vec(), (std::vector<std::int64_t>{2, 1000}));
-  const auto loss = model->loss(logits, at::tensor({3, 997}, at::kLong));
-  EXPECT_TRUE(at::isfinite(loss).item<bool>());
-  loss.backward();
-  for (const auto& item : model->module().named_parameters()) {
-    ASSERT_TRUE(item.value().grad().defined()) << item.key();
-    EXPECT_TRUE(at::isfinite(item.value().grad()).all().item<bool>()) << item.key();
-  }
-}
+TEST(StandardModels, ResNet50TrainsOneStepOnTheCpu) { expect_trains_one_step("resnet50", 64); }
 
 TEST(StandardModels, ResNet50ZeroInitResidualStartsEachBottleneckAsAnIdentity) {
   const auto model = Registry::instance().model("resnet50").factory({{"zero_init_residual", true}}, images(64));
@@ -153,6 +161,39 @@ TEST(StandardModels, ResNet50RefusesWhatItCannotTake) {
   EXPECT_THROW(make("resnet50", {{1, 224, 224}, 1000, 0, 0}), InputError);  // torchvision's takes RGB
   EXPECT_THROW(make("resnet50", {{3, 224, 224}, 1001, 0, 0}), InputError);  // labels beyond its 1000 classes
   EXPECT_THROW(make("resnet50", tokens(64)), InputError);
+}
+
+// --------------------------------------------------------------------------------- ViT-B/16
+
+TEST(StandardModels, VitB16HasTorchvisionsParametersAndFlops) {
+  const auto model = make("vit_b_16", images(224));
+  const auto reference = recorded("vit_b_16");
+  EXPECT_EQ(parameter_count(model->module()), 86'567'656);
+  EXPECT_EQ(reference.at("parameters").get<std::int64_t>(), 86'567'656);
+  expect_each_parameter_once(model->module());
+  EXPECT_EQ(shapes_of(model->module()), shapes_in(reference));
+  // torchvision's model docs quote 17.56 GFLOPS (multiply-adds) at 224x224; 197 tokens.
+  const double flops = forward_flops(*model);
+  EXPECT_NEAR(flops / 2, 17.56e9, 0.02 * 17.56e9);
+  EXPECT_EQ(flops, reference.at("forward_flops_224").get<double>());
+}
+
+TEST(StandardModels, VitB16TrainsOneStepOnTheCpu) { expect_trains_one_step("vit_b_16", 32); }
+
+TEST(StandardModels, VitB16RefusesWhatItCannotTake) {
+  EXPECT_THROW(make("vit_b_16", images(200)), InputError);  // not a multiple of the 16-pixel patch
+  EXPECT_THROW(make("vit_b_16", tokens(64)), InputError);
+}
+
+// Both torchvision models against a fresh dump, when a python can import torchvision
+// (scripts/setup.sh installs it into the venv).
+TEST(StandardModels, MatchTorchvisionItself) {
+  const std::string python = python_with_torchvision();
+  if (python.empty()) GTEST_SKIP() << "no python with torchvision (scripts/setup.sh installs it into the venv)";
+  for (const char* model : {"resnet50", "vit_b_16"}) {
+    SCOPED_TRACE(model);
+    expect_matches_torchvision(python, model);
+  }
 }
 
 // ------------------------------------------------------------------------------ GPT-2 small
@@ -249,8 +290,8 @@ TEST(StandardModels, Gpt2RefusesWhatItCannotTake) {
   EXPECT_THROW(make("gpt2", images(224)), InputError);
 }
 
-TEST(StandardModels, BothNameTheirReference) {
-  for (const char* name : {"resnet50", "gpt2"})
+TEST(StandardModels, EachNamesItsReference) {
+  for (const char* name : {"resnet50", "vit_b_16", "gpt2"})
     EXPECT_FALSE(Registry::instance().model(name).reference.empty()) << name;
 }
 
