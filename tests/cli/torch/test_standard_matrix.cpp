@@ -1,10 +1,10 @@
 // scenarios/standard.json end to end on the CPU, shrunk with --set to batch 1, one or two
-// measured steps in one round, a few in-memory samples and no matmul-peak probe: ResNet-50 at its
-// full 224x224 and GPT-2 small on 32-token sequences (its full 1024-token context is ~0.9 TFLOP
-// a step, minutes on one core).
-// The two models run as two invocations because a matrix's dataset_options apply to every model
-// and seq_len is an option of GPT-2's dataset only. Every measured scenario is ok, amp_fp16 is
-// skipped with its reason, and the FLOP counts in results.json are the references' (README "Standard workloads").
+// measured steps in one round, a few in-memory samples and no matmul-peak probe: ResNet-50 and
+// ViT-B/16 at their full 224x224, GPT-2 small on 32-token sequences (its full 1024-token context
+// is ~0.9 TFLOP a step, minutes on one core). The models run as one invocation each because a
+// matrix's dataset_options apply to every model and seq_len is an option of GPT-2's dataset only.
+// Every measured scenario is ok, amp_fp16 is skipped with its reason, and the FLOP counts in
+// results.json are the references' (README "Standard workloads").
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -53,13 +53,17 @@ class StandardMatrix : public tb::test::CliTest {
   }
 };
 
-TEST_F(StandardMatrix, ResNet50AndGpt2SmallRunOnTheCpu) {
-  // torch.utils.flop_counter on torchvision's resnet50 at 224x224 (tests/fixtures/reference/).
-  const double resnet50_flops = json::parse(tb::test::slurp(std::string(TB_SOURCE_DIR) +
-                                                            "/tests/fixtures/reference/resnet50_torchvision.json"))
-                                    .at("forward_flops_224")
-                                    .get<double>();
-  expect_measured(run_model("resnet50", ""), "resnet50", resnet50_flops);
+// torch.utils.flop_counter on torchvision's model at 224x224 (tests/fixtures/reference/).
+double torchvision_flops(const std::string& model) {
+  return json::parse(tb::test::slurp(std::string(TB_SOURCE_DIR) + "/tests/fixtures/reference/" + model +
+                                     "_torchvision.json"))
+      .at("forward_flops_224")
+      .get<double>();
+}
+
+TEST_F(StandardMatrix, ResNet50VitB16AndGpt2SmallRunOnTheCpu) {
+  for (const char* model : {"resnet50", "vit_b_16"})
+    expect_measured(run_model(model, ""), model, torchvision_flops(model));
   // Kaplan et al.'s 2N + 2 n_layer n_ctx d_model per token, plus the LM head, at n_ctx 32.
   const double n_ctx = 32, non_embedding = 12.0 * 12 * 768 * 768;
   const double gpt2_flops = n_ctx * (2 * non_embedding + 2 * 12 * n_ctx * 768 + 2 * 768 * 50257.0);
