@@ -9,6 +9,9 @@ set -euo pipefail
 
 TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TB_TORCH_VERSION=2.11.0
+# The torchvision release built against that torch: its ResNet-50 is the reference the native
+# one is tested against (tests/training/torch/test_standard_models.cpp).
+TB_TORCHVISION_VERSION=0.26.0
 TB_VENV=${TRAINBENCH_VENV:-$HOME/.cache/trainbench/venv}
 TB_BUILD=${TRAINBENCH_BUILD:-$TB_ROOT/build}
 TB_APT_PACKAGES=(cmake ninja-build ccache g++ nlohmann-json3-dev libgtest-dev libbenchmark-dev
@@ -39,15 +42,15 @@ tb_python() {
 tb_install_torch() {
   if [ -n "${TRAINBENCH_PYTHON:-}" ]; then return 0; fi
   if [ -x "$TB_VENV/bin/python" ] &&
-     "$TB_VENV/bin/python" -c "import torch,scipy,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') else 1)" 2>/dev/null; then
+     "$TB_VENV/bin/python" -c "import torch,torchvision,scipy,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') and torchvision.__version__.startswith('$TB_TORCHVISION_VERSION') else 1)" 2>/dev/null; then
     return 0
   fi
-  tb_log "installing torch==$TB_TORCH_VERSION (LibTorch) into $TB_VENV (first use only)"
+  tb_log "installing torch==$TB_TORCH_VERSION (LibTorch) and torchvision==$TB_TORCHVISION_VERSION into $TB_VENV (first use only)"
   local py
   py=$(command -v python3)
   mkdir -p "$(dirname "$TB_VENV")"
   "$py" -m venv "$TB_VENV"
-  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" numpy scipy >&2
+  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" "torchvision==$TB_TORCHVISION_VERSION" numpy scipy >&2
 }
 
 tb_configure_and_build() {

@@ -57,7 +57,7 @@ TEST(RegistryOptions, EveryBadFixtureIsRefusedByTheRealRegistry) {
 
 TEST(RegistryOptions, ShippedMatricesPass) {
   const auto options = default_parse_options();
-  for (const char* file : {"quick.json", "seed.json", "capacity.json"}) {
+  for (const char* file : {"quick.json", "seed.json", "capacity.json", "standard.json"}) {
     EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/" + file, options)) << file;
   }
   if (options.cuda_available) {
@@ -134,6 +134,9 @@ TEST(RegistryOptions, ListRefusesBadOptionsWithExitTwoAndModelsListsThem) {
   EXPECT_EQ(models_rc, 0);
   EXPECT_NE(models.find("model_options.hidden (integer in [1, 65536], default 1024)"), std::string::npos) << models;
   EXPECT_NE(models.find("dataset_options.image_size"), std::string::npos) << models;
+  // A standard workload names where its architecture and figures come from.
+  EXPECT_NE(models.find("reference: torchvision.models.resnet50 (He et al. 2015, v1.5); 25,557,032 parameters"),
+            std::string::npos) << models;
 }
 
 }  // namespace

@@ -285,6 +285,7 @@ int models(const ParsedArgs&, std::ostream& out, std::ostream&) {
   for (const auto& name : reg.model_names()) {
     const auto& m = reg.model(name);
     out << "  " << name << "  (default dataset: " << m.default_dataset << ")  " << m.description << "\n";
+    if (!m.reference.empty()) out << "      reference: " << m.reference << "\n";
     print_options("model_options", m.options);
   }
   out << "datasets:\n";
