@@ -107,6 +107,19 @@ TEST(MatrixExpand, PassesThroughNonAxisFields) {
   EXPECT_DOUBLE_EQ(p.contention.steal_fraction, ContentionThresholds::kDefaultStealFraction);
 }
 
+TEST(MatrixExpand, ModelOverridesApplyToTheirModelOnly) {
+  const auto scenarios = expand(parse({{"name", "m"},
+                                       {"dataset_options", {{"samples", 64}}},
+                                       {"axes", {{"model", {"mlp", "transformer"}}}},
+                                       {"model_overrides", {{"transformer", {{"dataset_options", {{"seq_len", 8}}},
+                                                                             {"model_options", {{"layers", 1}}}}}}}}));
+  ASSERT_EQ(scenarios.size(), 2u);
+  EXPECT_EQ(scenarios[0].dataset_options, json({{"samples", 64}}));
+  EXPECT_EQ(scenarios[0].model_options, json::object());
+  EXPECT_EQ(scenarios[1].dataset_options, json({{"samples", 64}, {"seq_len", 8}}));
+  EXPECT_EQ(scenarios[1].model_options, json({{"layers", 1}}));
+}
+
 TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "sgd"}}))[0].learning_rate, 0.01);
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "adam"}}))[0].learning_rate, 1e-3);
@@ -444,6 +457,10 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"pin_memory_not_boolean", "axes.pin_memory[1]", "must be true or false"},
     BadInput{"optimizer_impl_unknown", "axes.optimizer_impl", "unknown optimizer_impl 'apex' (allowed: for_loop, foreach, fused)"},
     BadInput{"weight_decay_negative", "optimizer.weight_decay", "must be >= 0, got -0.1"},
+    BadInput{"model_overrides_unknown_model", "model_overrides.gpt",
+             "'gpt' is not a model of this matrix (models: mlp, transformer)"},
+    BadInput{"model_overrides_unknown_key", "model_overrides.transformer", "unknown key 'optimizer'"},
+    BadInput{"model_overrides_bad_option", "dataset_options.seq_len", "must be >= 1"},
     BadInput{"world_size_with_batch_max", "axes.world_size", "runs on one process"},
     BadInput{"long_value", "device", "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
     BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};

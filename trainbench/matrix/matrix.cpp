@@ -25,7 +25,7 @@ const std::vector<std::string>& matrix_keys() {
       "dataset_options",     "model_options", "device", "optimizer",
       "seed",    "steps",    "axes",        "hold_effective_batch",
       "exclude", "baseline", "profile",     "capacity", "contention",
-      "test_delay_ms", "isolate", "test_crash", "scaling", "data_parallel"};
+      "test_delay_ms", "isolate", "test_crash", "scaling", "data_parallel", "model_overrides"};
   return keys;
 }
 
@@ -372,14 +372,32 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
            "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
 }
 
+// {model: {"model_options", "dataset_options"}} for models of this matrix, objects each.
+void parse_model_overrides(const Reader& r, const json& j, MatrixSpec& spec) {
+  r.expect_object(j, "model_overrides");
+  for (const auto& [model, o] : j.items()) {
+    const std::string field = "model_overrides." + model;
+    if (!contains(spec.models, model))
+      r.fail(field, "'" + text_excerpt(model) + "' is not a model of this matrix (models: " + join(spec.models) + ")");
+    r.expect_object(o, field);
+    r.expect_keys(o, field, {"model_options", "dataset_options"}, "key");
+    for (const auto& [key, v] : o.items()) r.expect_object(v, field + "." + key);
+  }
+  spec.model_overrides = j;
+}
+
 // model_options against every model of the matrix; dataset_options against the dataset each
 // model will use (the matrix's `dataset`, else the model's default), with the model's default
 // dataset options under them as the dataset will see them.
 void check_component_options(const Reader& r, const MatrixSpec& spec, const MatrixParseOptions& options) {
   const ScenarioParams& d = spec.defaults;
-  const json model_options = d.model_options.is_object() ? d.model_options : json::object();
-  const json dataset_options = d.dataset_options.is_object() ? d.dataset_options : json::object();
   for (const auto& model : spec.models) {
+    json model_options = d.model_options.is_object() ? d.model_options : json::object();
+    json dataset_options = d.dataset_options.is_object() ? d.dataset_options : json::object();
+    if (const auto o = spec.model_overrides.find(model); o != spec.model_overrides.end()) {
+      if (o->contains("model_options")) model_options.merge_patch((*o)["model_options"]);
+      if (o->contains("dataset_options")) dataset_options.merge_patch((*o)["dataset_options"]);
+    }
     const auto m = options.model_specs.find(model);
     const ModelOptionSpecs* specs = m == options.model_specs.end() ? nullptr : &m->second;
     if (specs) validate_options(model_options, specs->options, {r.file(), "model_options", "model '" + model + "'"});
@@ -551,6 +569,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     if (axis.product && axis.product->size(spec) == 0) axis.product->store(spec, {axis.value(d)});
   if (spec.batch_search) spec.batch.clear();  // the search decides it
   d.model = spec.models.front();
+  if (j.contains("model_overrides")) parse_model_overrides(r, j["model_overrides"], spec);
   check_scenario_count(r, spec);
   check_component_options(r, spec, options);
 
@@ -666,6 +685,10 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
     if (strong) {
       p.batch = micro / p.world_size;
       p.effective_batch = p.batch * p.accumulation;
+    }
+    if (const auto o = spec.model_overrides.find(p.model); o != spec.model_overrides.end()) {
+      if (o->contains("model_options")) p.model_options.merge_patch((*o)["model_options"]);
+      if (o->contains("dataset_options")) p.dataset_options.merge_patch((*o)["dataset_options"]);
     }
     // The reducer is always there with several ranks: "always" only adds world size 1's twin.
     if (p.reducer == "always" && p.world_size > 1) return;

@@ -48,6 +48,9 @@ struct MatrixSpec {
   std::vector<bool> cudnn_benchmark;
   std::vector<bool> cuda_graphs;
 
+  // {model: {"model_options": {...}, "dataset_options": {...}}}: merged over the matrix's options
+  // for that model's scenarios (models whose datasets take different options in one matrix).
+  nlohmann::json model_overrides = nlohmann::json::object();
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)
   nlohmann::json capacity;  // pass-through for the capacity component (null when absent)
