@@ -176,7 +176,7 @@ def main(argv):
         dataset, dataset_options = "synthetic", {"samples": 1024, "shape": shape, "classes": classes}
     matrix = {
         "name": name,
-        "description": f"{a.model} exported with {how.split(' on ')[0]}: fp32 against bf16 autocast",
+        "description": f"{os.path.basename(a.model)} exported with {how.split(' on ')[0]}: fp32 against bf16 autocast",
         "model": "torchscript",
         "model_options": model_options,
         "dataset": dataset,

@@ -3,6 +3,7 @@
 // interpreter is <venv>/bin/python. Empty when there is none or it cannot import torch (the
 // tests then skip, saying so).
 #pragma once
+#include <cctype>
 #include <filesystem>
 #include <string>
 
@@ -20,6 +21,16 @@ inline std::string python_with_torch() {
       return python.string();
   }
   return {};
+}
+
+// A scratch folder for a suite that prepares its files once in SetUpTestSuite: named after the
+// gtest filter too, since ctest runs each test in its own process, in parallel, and two processes
+// must not share (and clear) one folder.
+inline std::filesystem::path suite_scratch_dir(const std::string& suite) {
+  std::string filter = ::testing::GTEST_FLAG(filter);
+  for (char& c : filter)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_') c = '_';
+  return scratch_dir(suite + (filter == "_" ? "" : "." + filter));
 }
 
 // tests/fixtures/python_models/<name>

@@ -4,6 +4,7 @@
 // Integer targets are class labels (num_classes = max + 1), or next-token targets when inputs and
 // targets are both integer [N, T] (vocab_size = the largest id + 1, seq_len = T); floating
 // targets are regression targets (loss "mse"). Inputs become float32 (floating) or int64.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>

@@ -15,6 +15,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/script.h>
+#include <torch/utils.h>
 
 #include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/model_loader.hpp>
@@ -25,9 +26,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // The last line of a LibTorch error that says what went wrong: errors raised inside a scripted
-// module carry a TorchScript traceback first and the Python-style "RuntimeError: ..." last.
-std::string short_reason(const c10::Error& e) {
-  std::istringstream lines(e.what_without_backtrace());
+// module carry a TorchScript traceback first and the Python-style "RuntimeError: ..." last. The
+// interpreter rethrows them as std::runtime_error, not c10::Error, hence std::exception here.
+std::string short_reason(const std::exception& e) {
+  const auto* error = dynamic_cast<const c10::Error*>(&e);
+  std::istringstream lines(error ? error->what_without_backtrace() : e.what());
   std::string line, last, error_line;
   while (std::getline(lines, line)) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
@@ -120,8 +123,8 @@ void check_against_dataset(TorchScriptModel& model, const ExportedModelOptions& 
   at::Tensor output;
   try {
     output = model.forward(input);
-    if (options.loss == ExportedLoss::output) output = model.loss(output, target);
-  } catch (const c10::Error& e) {
+    if (options.loss == ExportedLoss::output) output = model.loss(output, target);  // checks it is a scalar
+  } catch (const std::exception& e) {
     throw InputError("matrix", "model_options.path",
                      "the module's forward rejects a batch shaped like the dataset's samples (input " +
                          shape_text(input.sizes()) + " " + dtype_text(options.input_dtype) +
@@ -129,14 +132,14 @@ void check_against_dataset(TorchScriptModel& model, const ExportedModelOptions& 
                          ", from dataset_options; model_options.input_dtype sets the dtype): " + short_reason(e));
   }
   for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
-  if (options.loss == ExportedLoss::mse || !target.defined()) return;  // target shape unknown
+  if (options.loss != ExportedLoss::cross_entropy || !target.defined()) return;  // mse: target shape unknown
   try {
     model.loss(output, target);
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {
     throw InputError("matrix", "model_options.loss", short_reason(e));
   }
   const std::int64_t classes = data.vocab_size > 0 ? data.vocab_size : data.num_classes;
-  if (options.loss == ExportedLoss::cross_entropy && output.size(-1) < classes)
+  if (output.size(-1) < classes)
     throw InputError("matrix", "model_options.loss",
                      "cross_entropy: the module returns " + std::to_string(output.size(-1)) +
                          " logits per sample, but the dataset has " + std::to_string(classes) +
@@ -153,7 +156,7 @@ class TorchScriptLoader final : public ModelLoader {
     torch::jit::Module scripted;
     try {
       scripted = torch::jit::load(options.path, c10::Device(c10::kCPU));  // the trainer moves it
-    } catch (const c10::Error& e) {
+    } catch (const std::exception& e) {
       throw InputError("matrix", "model_options.path",
                        "'" + options.path + "' is not a TorchScript archive (write one with torch.jit.save "
                        "or scripts/export_model.py): " + short_reason(e));
