@@ -37,6 +37,7 @@ struct PythonModel {
 };
 const PythonModel kConvAttention{"conv_attention.py:ConvAttention", "3,8,8", 4, "cross_entropy"};
 const PythonModel kLossReturning{"loss_returning.py:LossReturning", "12", 5, "output"};
+const PythonModel kRegressor{"regressor.py:Regressor", "5", 0, "mse"};  // on the user's own tensors
 
 class TorchScriptModel : public ::testing::Test {
  protected:
@@ -54,6 +55,9 @@ class TorchScriptModel : public ::testing::Test {
                       " '{}' " + out + " " + m->loss + " " + m->shape + " " + std::to_string(m->classes) + " " +
                       out + ".grads") == 0;
     }
+    exported_ &= sh(python_ + " " + TB_SOURCE_DIR + "/scripts/export_model.py " + python_fixture(kRegressor.spec) +
+                    " --input-shape 5 --loss mse --out " + archive(kRegressor)) == 0;
+    exported_ &= sh(python_ + " " + python_fixture("save_tensors.py") + " " + dir_) == 0;
   }
   void SetUp() override {
     if (python_.empty()) GTEST_SKIP() << "no python that imports torch beside LibTorch (" << TB_TORCH_LIB_DIR << ")";
@@ -188,6 +192,28 @@ TEST_F(TorchScriptModel, TrainsThroughTheTrainer) {
     const double last = (losses[26] + losses[27] + losses[28] + losses[29]) / 4;
     EXPECT_LT(last, first) << m->spec << ": loss did not fall";
   }
+}
+
+// Any dataset feeds it: here the user's own regression tensors ("tensors", torch.save'd by
+// save_tensors.py) with loss mse.
+TEST_F(TorchScriptModel, TrainsOnTheUsersOwnTensorsWithMse) {
+  ScenarioParams p;
+  p.model = "torchscript";
+  p.batch = 8;
+  p.learning_rate = 1e-2;
+  p.dataset_options = {{"path", dir_ + "/regression.pt"}};
+  auto source = Registry::instance().dataset("tensors").factory({p.dataset_options, 3});
+  auto model = Registry::instance().model("torchscript").factory({{"path", archive(kRegressor)}, {"loss", "mse"}},
+                                                                 source->info());
+  BatchStream stream(source, p.batch, 0);
+  Trainer trainer(p, *model, stream, c10::Device(c10::kCPU));
+  StepSample s;
+  std::vector<double> losses;
+  for (int i = 0; i < 40; ++i) {
+    trainer.step(s);
+    losses.push_back(s.loss);
+  }
+  EXPECT_LT(losses[36] + losses[37] + losses[38] + losses[39], losses[0] + losses[1] + losses[2] + losses[3]);
 }
 
 // `call` throws an InputError whose field is `field` and whose message holds `needle`.
