@@ -27,8 +27,8 @@ using nlohmann::json;
 using test::python_fixture;
 using test::run_shell;
 
-// Two models as a user would bring them: an image classifier (conv, batch norm, softmax(QK^T)V)
-// and a forward(input, target) that returns its own loss.
+// Models as a user would bring them: an image classifier (conv, batch norm, softmax(QK^T)V), a
+// forward(input, target) that returns its own loss, and a regression model.
 struct PythonModel {
   const char* spec;  // FILE.py:CLASS under tests/fixtures/python_models
   const char* shape;
@@ -38,26 +38,20 @@ struct PythonModel {
 const PythonModel kConvAttention{"conv_attention.py:ConvAttention", "3,8,8", 4, "cross_entropy"};
 const PythonModel kLossReturning{"loss_returning.py:LossReturning", "12", 5, "output"};
 const PythonModel kRegressor{"regressor.py:Regressor", "5", 0, "mse"};  // on the user's own tensors
+const PythonModel* const kModels[] = {&kConvAttention, &kLossReturning, &kRegressor};
 
 class TorchScriptModel : public ::testing::Test {
  protected:
+  // One python run exports the models (scripts/export_model.py's main), writes PyTorch's
+  // reference gradients and the tensor files (prepare_torchscript_tests.py).
   static void SetUpTestSuite() {
     python_ = test::python_with_torch();
     if (python_.empty()) return;
     dir_ = test::suite_scratch_dir("TorchScriptModel").string();
-    exported_ = true;
-    for (const auto* m : {&kConvAttention, &kLossReturning}) {
-      const std::string out = archive(*m);
-      exported_ &= sh(python_ + " " + TB_SOURCE_DIR + "/scripts/export_model.py " + python_fixture(m->spec) +
-                      " --input-shape " + m->shape + " --classes " + std::to_string(m->classes) + " --out " +
-                      out + " --matrix " + out + ".json") == 0;
-      exported_ &= sh(python_ + " " + python_fixture("reference_gradients.py") + " " + python_fixture(m->spec) +
-                      " '{}' " + out + " " + m->loss + " " + m->shape + " " + std::to_string(m->classes) + " " +
-                      out + ".grads") == 0;
-    }
-    exported_ &= sh(python_ + " " + TB_SOURCE_DIR + "/scripts/export_model.py " + python_fixture(kRegressor.spec) +
-                    " --input-shape 5 --loss mse --out " + archive(kRegressor)) == 0;
-    exported_ &= sh(python_ + " " + python_fixture("save_tensors.py") + " " + dir_) == 0;
+    std::string models;
+    for (const auto* m : kModels)
+      models += std::string(" ") + m->spec + ":" + m->shape + ":" + std::to_string(m->classes) + ":" + m->loss;
+    exported_ = sh(python_ + " " + python_fixture("prepare_torchscript_tests.py") + " " + dir_ + models) == 0;
   }
   void SetUp() override {
     if (python_.empty()) GTEST_SKIP() << "no python that imports torch beside LibTorch (" << TB_TORCH_LIB_DIR << ")";
