@@ -155,7 +155,7 @@ def main(argv):
         try:
             scripted = torch.jit.script(model)
         except Exception as e:  # the TorchScript compiler's errors have no common type
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            first = str(e).strip().splitlines()[0].rstrip(":") if str(e).strip() else type(e).__name__
             print(f"torch.jit.script failed ({first}); falling back to torch.jit.trace", file=sys.stderr)
     if scripted is None:
         how = f"torch.jit.trace on an example input of shape {list(example.shape)}"

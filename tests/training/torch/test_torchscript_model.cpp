@@ -28,7 +28,8 @@ using test::python_fixture;
 using test::run_shell;
 
 // Models as a user would bring them: an image classifier (conv, batch norm, softmax(QK^T)V), a
-// forward(input, target) that returns its own loss, and a regression model.
+// forward(input, target) that returns its own loss, a regression model, and one only tracing
+// exports.
 struct PythonModel {
   const char* spec;  // FILE.py:CLASS under tests/fixtures/python_models
   const char* shape;
@@ -38,7 +39,8 @@ struct PythonModel {
 const PythonModel kConvAttention{"conv_attention.py:ConvAttention", "3,8,8", 4, "cross_entropy"};
 const PythonModel kLossReturning{"loss_returning.py:LossReturning", "12", 5, "output"};
 const PythonModel kRegressor{"regressor.py:Regressor", "5", 0, "mse"};  // on the user's own tensors
-const PythonModel* const kModels[] = {&kConvAttention, &kLossReturning, &kRegressor};
+const PythonModel kTracedOnly{"traced_only.py:TracedOnly", "6", 3, "cross_entropy"};  // script fails
+const PythonModel* const kModels[] = {&kConvAttention, &kLossReturning, &kRegressor, &kTracedOnly};
 
 class TorchScriptModel : public ::testing::Test {
  protected:
@@ -128,6 +130,15 @@ TEST_F(TorchScriptModel, ConvAttentionGradientsMatchPyTorch) {
 TEST_F(TorchScriptModel, LossReturningForwardGradientsMatchPyTorch) {
   auto model = load(kLossReturning);
   expect_gradients_match_pytorch(*model, archive(kLossReturning) + ".grads");
+}
+
+// torch.jit.script refuses it; the export says it fell back to tracing, and the traced module
+// trains with PyTorch's gradients too.
+TEST_F(TorchScriptModel, TracedFallbackGradientsMatchPyTorch) {
+  EXPECT_NE(test::slurp(dir_ + "/log.txt").find("TracedOnly with torch.jit.trace on an example input"),
+            std::string::npos);
+  auto model = load(kTracedOnly);
+  expect_gradients_match_pytorch(*model, archive(kTracedOnly) + ".grads");
 }
 
 TEST_F(TorchScriptModel, BFloat16AutocastRunsInsideTheScriptedModule) {
