@@ -459,8 +459,8 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"weight_decay_negative", "optimizer.weight_decay", "must be >= 0, got -0.1"},
     BadInput{"model_overrides_unknown_model", "model_overrides.gpt",
              "'gpt' is not a model of this matrix (models: mlp, transformer)"},
-    BadInput{"model_overrides_unknown_key", "model_overrides.transformer", "unknown key 'optimizer'"},
-    BadInput{"model_overrides_bad_option", "dataset_options.seq_len", "must be >= 1"},
+    BadInput{"model_overrides_unknown_key", "model_overrides.transformer.optimizer", "unknown key 'optimizer'"},
+    BadInput{"model_overrides_bad_option", "dataset_options.seq_len", "must be an integer >= 1, got 0"},
     BadInput{"world_size_with_batch_max", "axes.world_size", "runs on one process"},
     BadInput{"long_value", "device", "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
     BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};
