@@ -28,6 +28,30 @@ using test::render;
 
 // ------------------------------------------------------------------ goldens
 
+// Dozens of scenarios skipped for one reason (GPU-only settings on a CPU) read as one line per
+// reason, with every id still there.
+TEST(SkipGroups, OneLinePerReasonInMarkdownAndHtml) {
+  RunResult run = fixture_run();
+  for (int i = 0; i < 3; ++i) {
+    ScenarioResult s;
+    s.id = "mlp/fp32/w0/a1/b" + std::to_string(8 << i) + "/pinned";
+    s.status = ScenarioStatus::skipped;
+    s.message = "pin_memory: needs a CUDA device";
+    run.scenarios.push_back(s);
+  }
+  const auto groups = report::skip_groups(run);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_EQ(groups.back().reason, "pin_memory: needs a CUDA device");
+  EXPECT_EQ(groups.back().ids.size(), 3u);
+  const std::string md = render("md", run);
+  EXPECT_NE(md.find("**skipped** 3 scenarios: pin_memory: needs a CUDA device (`mlp/fp32/w0/a1/b8/pinned`, "
+                    "`mlp/fp32/w0/a1/b16/pinned`, `mlp/fp32/w0/a1/b32/pinned`)"),
+            std::string::npos)
+      << md;
+  const std::string html = render("html", run);
+  EXPECT_NE(html.find("pin_memory: needs a CUDA device <details><summary>3 scenarios</summary>"), std::string::npos);
+}
+
 TEST(ReporterGolden, Console) { expect_golden("reporters/console.txt", render("console", fixture_run())); }
 TEST(ReporterGolden, Markdown) { expect_golden("reporters/report.md", render("md", fixture_run())); }
 TEST(ReporterGolden, Csv) { expect_golden("reporters/results.csv", render("csv", fixture_run())); }

@@ -100,10 +100,20 @@ void render_header(std::ostream& os, const RunResult& run) {
             << "</code> (tolerance " << percent(lp->tolerance, 2) << "%)</li>\n";
   }
   for (const auto& s : run.scenarios) {
-    if (s.status == ScenarioStatus::ok) continue;
-    const char* cls = s.status == ScenarioStatus::skipped ? "" : " class=\"bad\"";
-    items << "<li><span" << cls << ">" << to_string(s.status) << "</span>: <code>" << esc(s.id)
+    if (s.status == ScenarioStatus::ok || s.status == ScenarioStatus::skipped) continue;
+    items << "<li><span class=\"bad\">" << to_string(s.status) << "</span>: <code>" << esc(s.id)
           << "</code>: " << esc(s.message.empty() ? "(no reason recorded)" : s.message) << "</li>\n";
+  }
+  // One line per reason; the ids fold away when there are several.
+  for (const auto& g : skip_groups(run)) {
+    items << "<li><span>skipped</span>: ";
+    if (g.ids.size() == 1) {
+      items << "<code>" << esc(g.ids.front()) << "</code>: " << esc(g.reason) << "</li>\n";
+      continue;
+    }
+    items << esc(g.reason) << " <details><summary>" << g.ids.size() << " scenarios</summary>";
+    for (const auto& id : g.ids) items << "<code>" << esc(id) << "</code> ";
+    items << "</details></li>\n";
   }
   for (const auto& s : run.scenarios)
     if (s.contended())

@@ -154,8 +154,6 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
       warnings.push_back("❌ **failed** " + code(s.id) + ": " + reason);
     else if (s.status == ScenarioStatus::oom)
       warnings.push_back("💥 **out of memory** " + code(s.id) + ": " + reason);
-    else if (s.status == ScenarioStatus::skipped)
-      warnings.push_back("⏭️ **skipped** " + code(s.id) + ": " + reason);
     else if (s.status == ScenarioStatus::diverged)
       warnings.push_back("📈 **diverged** " + code(s.id) + ": " + reason +
                          " (speed figures kept, not counted in any speedup)");
@@ -166,6 +164,17 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     if (s.contended())
       warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
                          cell(s.disturbance.value("reason", std::string())));
+  }
+
+  for (const auto& g : skip_groups(run)) {
+    if (g.ids.size() == 1) {
+      warnings.push_back("⏭️ **skipped** " + code(g.ids.front()) + ": " + cell(g.reason));
+      continue;
+    }
+    std::string ids;
+    for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + code(id);
+    warnings.push_back("⏭️ **skipped** " + std::to_string(g.ids.size()) + " scenarios: " + cell(g.reason) +
+                       " (" + ids + ")");
   }
 
   // Verdict line first: a reader of a PR comment sees the outcome without scrolling.

@@ -41,6 +41,18 @@ std::optional<GeomeanSpeedup> geomean_of(const RunResult& run) {
   return run.summary ? run.summary->geomean : std::nullopt;
 }
 
+std::vector<SkipGroup> skip_groups(const RunResult& run) {
+  std::vector<SkipGroup> groups;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::skipped) continue;
+    const std::string reason = s.message.empty() ? "(no reason recorded)" : s.message;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const SkipGroup& g) { return g.reason == reason; });
+    if (it == groups.end()) it = groups.insert(groups.end(), SkipGroup{reason, {}});
+    it->ids.push_back(s.id);
+  }
+  return groups;
+}
+
 std::string geomean_cell(const GeomeanSpeedup& g) {
   if (!g.ci_valid) return times(g.speedup) + " (no interval)";
   return times(g.speedup) + " [" + fixed(g.ci_low, 2) + ", " + fixed(g.ci_high, 2) + "]";

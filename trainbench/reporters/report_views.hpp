@@ -23,6 +23,15 @@ struct StatusCounts {
 // Counts by status (from run.summary when present, else counted from the scenarios).
 StatusCounts status_counts(const RunResult& run);
 
+// Skipped scenarios grouped by their reason, in the order each reason first appears: a matrix
+// that sweeps GPU-only settings on a CPU skips dozens for three reasons, and a line per scenario
+// would bury the rest of the report.
+struct SkipGroup {
+  std::string reason;
+  std::vector<std::string> ids;
+};
+std::vector<SkipGroup> skip_groups(const RunResult& run);
+
 // "1.24x [1.21, 1.28]", or "1.24x (no interval)".
 std::string geomean_cell(const GeomeanSpeedup& g);
 // Statuses whose step times were measured (ok, diverged): their timing columns are shown.
