@@ -57,11 +57,28 @@ TEST(RegistryOptions, EveryBadFixtureIsRefusedByTheRealRegistry) {
 
 TEST(RegistryOptions, ShippedMatricesPass) {
   const auto options = default_parse_options();
-  for (const char* file : {"quick.json", "seed.json", "capacity.json", "standard.json"}) {
+  for (const char* file : {"quick.json", "seed.json", "capacity.json", "standard.json", "field.json"}) {
     EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/" + file, options)) << file;
   }
   if (options.cuda_available) {
     EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/gpu-profile.json", options));
+  }
+}
+
+// A TorchScript file that is not there is refused while the matrix is read, naming the file and
+// the field, not once per scenario after the run has started.
+TEST(RegistryOptions, MissingTorchScriptFileIsRefusedBeforeTheRun) {
+  const nlohmann::json matrix = {{"name", "m"},
+                                 {"model", "torchscript"},
+                                 {"model_options", {{"path", "/nonexistent/model.pt"}}},
+                                 {"axes", {{"precision", {"fp32", "amp_bf16"}}}}};
+  try {
+    parse_matrix(matrix, "mine.json", default_parse_options());
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "mine.json");
+    EXPECT_EQ(e.field(), "model_options.path");
+    EXPECT_NE(std::string(e.what()).find("no such file '/nonexistent/model.pt'"), std::string::npos) << e.what();
   }
 }
 

@@ -187,7 +187,13 @@ const ModelRegistrar kRegister({
     },
     exported_model_option_specs(),
     {{"path", [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
-        return given.contains("path") ? "" : "required: the TorchScript file (scripts/export_model.py writes one)";
+        if (!given.contains("path")) return "required: the TorchScript file (scripts/export_model.py writes one)";
+        // Refused before anything runs, not once per scenario (relative to the current folder).
+        const auto& path = given["path"];
+        std::error_code ec;
+        if (path.is_string() && !fs::is_regular_file(path.get<std::string>(), ec))
+          return "no such file '" + path.get<std::string>() + "'";
+        return "";
       }}},
     "",
 });
