@@ -386,6 +386,15 @@ void parse_model_overrides(const Reader& r, const json& j, MatrixSpec& spec) {
   spec.model_overrides = j;
 }
 
+// `model`'s model_overrides merged over the matrix-wide options, as its scenarios get them.
+void apply_model_overrides(const MatrixSpec& spec, const std::string& model, json& model_options,
+                           json& dataset_options) {
+  const auto o = spec.model_overrides.find(model);
+  if (o == spec.model_overrides.end()) return;
+  if (o->contains("model_options")) model_options.merge_patch((*o)["model_options"]);
+  if (o->contains("dataset_options")) dataset_options.merge_patch((*o)["dataset_options"]);
+}
+
 // model_options against every model of the matrix; dataset_options against the dataset each
 // model will use (the matrix's `dataset`, else the model's default), with the model's default
 // dataset options under them as the dataset will see them.
@@ -394,10 +403,7 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
   for (const auto& model : spec.models) {
     json model_options = d.model_options.is_object() ? d.model_options : json::object();
     json dataset_options = d.dataset_options.is_object() ? d.dataset_options : json::object();
-    if (const auto o = spec.model_overrides.find(model); o != spec.model_overrides.end()) {
-      if (o->contains("model_options")) model_options.merge_patch((*o)["model_options"]);
-      if (o->contains("dataset_options")) dataset_options.merge_patch((*o)["dataset_options"]);
-    }
+    apply_model_overrides(spec, model, model_options, dataset_options);
     const auto m = options.model_specs.find(model);
     const ModelOptionSpecs* specs = m == options.model_specs.end() ? nullptr : &m->second;
     if (specs) validate_options(model_options, specs->options, {r.file(), "model_options", "model '" + model + "'"});
@@ -686,10 +692,7 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
       p.batch = micro / p.world_size;
       p.effective_batch = p.batch * p.accumulation;
     }
-    if (const auto o = spec.model_overrides.find(p.model); o != spec.model_overrides.end()) {
-      if (o->contains("model_options")) p.model_options.merge_patch((*o)["model_options"]);
-      if (o->contains("dataset_options")) p.dataset_options.merge_patch((*o)["dataset_options"]);
-    }
+    apply_model_overrides(spec, p.model, p.model_options, p.dataset_options);
     // The reducer is always there with several ranks: "always" only adds world size 1's twin.
     if (p.reducer == "always" && p.world_size > 1) return;
     const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),

@@ -11,6 +11,11 @@
 
 namespace tb {
 
+at::Tensor copy_to_device(const at::Tensor& t, c10::Device device, c10::MemoryFormat image_format) {
+  const auto format = t.dim() == 4 ? image_format : c10::MemoryFormat::Preserve;
+  return t.to(device, t.scalar_type(), /*non_blocking=*/true, /*copy=*/false, format);
+}
+
 #if defined(TRAINBENCH_TORCH_CUDA)
 
 struct DevicePrefetcher::Impl {
@@ -23,17 +28,12 @@ struct DevicePrefetcher::Impl {
   at::cuda::CUDAEvent copied;
   bool has_pending = false;
 
-  at::Tensor to_device(const at::Tensor& t) const {
-    const auto format = t.dim() == 4 ? input_format : c10::MemoryFormat::Preserve;
-    return t.to(device, t.scalar_type(), /*non_blocking=*/true, /*copy=*/false, format);
-  }
-
   // Starts copying `host` on the side stream; its device memory belongs to that stream's pool
   // until hand_out records the compute stream's use.
   void start_copy() {
     const c10::cuda::CUDAStreamGuard on_copy_stream(copy_stream);
-    pending.data = to_device(host.data);
-    pending.target = to_device(host.target);
+    pending.data = copy_to_device(host.data, device, input_format);
+    pending.target = copy_to_device(host.target, device, input_format);
     copied.record(copy_stream);
     has_pending = true;
   }

@@ -19,6 +19,10 @@
 
 namespace tb {
 
+// `t` on `device` (non_blocking), a 4-d tensor in `image_format` (channels_last or preserve):
+// the one copy rule of the trainer and the prefetcher.
+at::Tensor copy_to_device(const at::Tensor& t, c10::Device device, c10::MemoryFormat image_format);
+
 class DevicePrefetcher {
  public:
   // `input_format`: the memory format 4-d inputs get on the device (channels_last or preserve).

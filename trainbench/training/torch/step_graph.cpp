@@ -15,6 +15,24 @@ namespace tb {
 
 #if defined(TRAINBENCH_TORCH_CUDA)
 
+namespace {
+
+// The autocast cast cache off for a scope, as it was afterwards (also when the capture throws).
+class AutocastCacheOff {
+ public:
+  AutocastCacheOff() : previous_(at::autocast::is_autocast_cache_enabled()) {
+    at::autocast::set_autocast_cache_enabled(false);
+  }
+  ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(previous_); }
+  AutocastCacheOff(const AutocastCacheOff&) = delete;
+  AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace
+
 struct StepGraph::Impl {
   at::cuda::CUDAGraph graph;
 };
@@ -34,17 +52,10 @@ void StepGraph::capture(const std::function<void()>& body) {
   queued.block(side);
   {
     const c10::cuda::CUDAStreamGuard on_side(side);
-    const bool cache = at::autocast::is_autocast_cache_enabled();
-    at::autocast::set_autocast_cache_enabled(false);
-    try {
-      impl_->graph.capture_begin();
-      body();
-      impl_->graph.capture_end();
-    } catch (...) {
-      at::autocast::set_autocast_cache_enabled(cache);
-      throw;
-    }
-    at::autocast::set_autocast_cache_enabled(cache);
+    const AutocastCacheOff cache_off;
+    impl_->graph.capture_begin();
+    body();
+    impl_->graph.capture_end();
   }
   at::cuda::CUDAEvent done;
   done.record(side);

@@ -37,11 +37,6 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
 
 Trainer::~Trainer() = default;
 
-at::Tensor Trainer::to_device(const at::Tensor& t) const {
-  const auto format = t.dim() == 4 ? input_format_ : c10::MemoryFormat::Preserve;
-  return t.to(device_, t.scalar_type(), /*non_blocking=*/true, /*copy=*/false, format);
-}
-
 void Trainer::forward_backward(const at::Tensor& input, const at::Tensor& target, bool sync,
                                dist::CommTiming& comm) {
   const int k = params_.accumulation;
@@ -97,8 +92,8 @@ void Trainer::step(StepSample& out) {
       if (prefetcher_) {
         prefetcher_->hand_out(input, target);
       } else {
-        input = to_device(batch_.data);
-        target = to_device(batch_.target);
+        input = copy_to_device(batch_.data, device_, input_format_);
+        target = copy_to_device(batch_.target, device_, input_format_);
       }
     }
     forward_backward(input, target, sync, comm);
@@ -128,8 +123,8 @@ void Trainer::prepare_graph(int eager_steps) {
   static_targets_.clear();
   for (int micro = 0; micro < params_.accumulation; ++micro) {
     data_.next(batch_);
-    static_inputs_.push_back(to_device(batch_.data).clone(c10::MemoryFormat::Preserve));
-    static_targets_.push_back(to_device(batch_.target).clone());
+    static_inputs_.push_back(copy_to_device(batch_.data, device_, input_format_).clone(c10::MemoryFormat::Preserve));
+    static_targets_.push_back(copy_to_device(batch_.target, device_, input_format_).clone());
   }
   graph_ = std::make_unique<StepGraph>(device_);
   // Gradients unset: the captured backward makes them in the graph's memory, and every replay

@@ -56,7 +56,6 @@ class Trainer {
   void forward_backward(const at::Tensor& input, const at::Tensor& target, bool sync, dist::CommTiming& comm);
   void update(StepSample& out);
   void graph_step(StepSample& out);
-  at::Tensor to_device(const at::Tensor& t) const;
 
   const ScenarioParams& params_;
   TrainableModel& model_;
