@@ -11,8 +11,11 @@
 #      optimizers, cuDNN autotuning, CUDA graphs) and the standard workloads (scenarios/standard.json:
 #      ResNet-50, GPT-2 small),
 # and writes everything under $OUT (at most 8 files come back: one tarball plus summaries).
-# Prepare here first: scripts/fetch-device-debs.sh; then call the device tool with
+# Prepare here first: scripts/fetch-device-debs.sh, and scripts/device-pack.sh after a build of
+# this commit (then nothing is built there: the lease is 15 minutes); call the device tool with
 #   command: "bash scripts/device-check.sh"   carry: [".device"]
+# Every stage has its own time limit (interrupted with SIGINT, so its results.json is kept) and
+# the results are packed after each stage, so a run cut short still brings back what it measured.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$ROOT/device-out}
@@ -34,61 +37,70 @@ export TRAINBENCH_CHARTJS="$DEV/usr/share/javascript/chart.js/chart.min.js"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$OUT/summary.txt"
 "$TRAINBENCH_PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available())' | tee -a "$OUT/summary.txt"
 
-log "build"
-source scripts/setup.sh
-if ! tb_configure_and_build > "$OUT/build.log" 2>&1; then
-  log "BUILD FAILED"; tail -50 "$OUT/build.log"; exit 1
-fi
-BIN=$TRAINBENCH_BUILD/trainbench
-
-log "tests"
-(cd "$TRAINBENCH_BUILD" && ctest -j 8 --output-on-failure --timeout 600 > "$OUT/ctest.log" 2>&1)
-tail -15 "$OUT/ctest.log" | tee -a "$OUT/summary.txt"
-
+# Builds stay where the test binaries expect them (TB_SOURCE_DIR and the RUNPATH name /work/main).
+if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$ROOT" /work/main; fi
 RES=$ROOT/device-results
 rm -rf "$RES"; mkdir -p "$RES"
-log "seed matrix on the GPU"
-"$BIN" run scenarios/seed.json --out "$RES/seed" --no-history > "$RES/seed.console.txt" 2>&1
-tail -25 "$RES/seed.console.txt" | tee -a "$OUT/summary.txt"
+pack() {  # results so far -> $OUT (a stage cut short still comes back)
+  tar -C "$RES" --exclude='*.kineto.json' -czf "$OUT/device-results.tar.gz" . 2>/dev/null
+  for m in seed gpu-profile capacity ddp-gpu; do
+    [ -f "$RES/$m/results.json" ] && cp "$RES/$m/results.json" "$OUT/$m-results.json"
+  done
+  return 0
+}
+stage() {  # stage NAME SECONDS COMMAND...: bounded, interrupted like Ctrl-C so results are kept
+  local name=$1 limit=$(( $2 * ${DEVICE_CHECK_LIMIT_PERCENT:-100} / 100 )); shift 2
+  log "$name (limit ${limit}s)"
+  timeout -s INT -k 15 "$limit" "$@" > "$RES/$name.console.txt" 2>&1
+  log "$name: exit $?"
+  tail -30 "$RES/$name.console.txt" >> "$OUT/summary.txt"
+  pack
+}
 
-log "CUPTI profiling matrix"
-"$BIN" run scenarios/gpu-profile.json --out "$RES/gpu-profile" --no-history > "$RES/gpu-profile.console.txt" 2>&1
-tail -12 "$RES/gpu-profile.console.txt" | tee -a "$OUT/summary.txt"
-
-log "capacity search"
-"$BIN" capacity scenarios/capacity.json --out "$RES/capacity" \
-  --set 'dataset_options.samples=32768' --set 'capacity.max_batch=32768' > "$RES/capacity.console.txt" 2>&1
-tail -20 "$RES/capacity.console.txt" | tee -a "$OUT/summary.txt"
-
-log "data-parallel: world size 1 with and without the reducer (NCCL)"
-"$BIN" run scenarios/ddp-cpu.json --out "$RES/ddp-gpu" --no-history --set device=cuda \
-  --set 'steps.time_budget_s=6' > "$RES/ddp-gpu.console.txt" 2>&1
-tail -15 "$RES/ddp-gpu.console.txt" | tee -a "$OUT/summary.txt"
-
-log "optimisation axes (field.json)"
-"$BIN" run scenarios/field.json --out "$RES/field" --no-history --set 'steps.time_budget_s=3' \
-  > "$RES/field.console.txt" 2>&1
-tail -45 "$RES/field.console.txt" | tee -a "$OUT/summary.txt"
-
-log "standard workloads (standard.json)"
-# Bounded for the device budget: 24 scenarios at a few seconds each.
-"$BIN" run scenarios/standard.json --out "$RES/standard" --no-history --set 'steps.time_budget_s=4' \
-  --set 'steps.rounds=2' > "$RES/standard.console.txt" 2>&1
-tail -20 "$RES/standard.console.txt" | tee -a "$OUT/summary.txt"
-
-log "harness overhead benchmark"
-if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
-  "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=5 \
-    --benchmark_report_aggregates_only=true > "$RES/bench_harness_overhead.txt" 2>&1
-  tail -8 "$RES/bench_harness_overhead.txt" | tee -a "$OUT/summary.txt"
+if [ -x .device/bin/trainbench ]; then
+  log "prebuilt binaries of $(cat .device/bin/COMMIT 2>/dev/null) (scripts/device-pack.sh)"
+  [ -e "$ROOT/build" ] || ln -s "$ROOT/.device/bin" "$ROOT/build"
+  TORCH_LIB=$("$TRAINBENCH_PYTHON" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+  NV_LIB=$("$TRAINBENCH_PYTHON" -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))' 2>/dev/null)
+  export LD_LIBRARY_PATH="$ROOT/.device/bin:$TORCH_LIB:${NV_LIB:+$NV_LIB:}$LD_LIBRARY_PATH"
+  TRAINBENCH_BUILD=$ROOT/.device/bin
+  BIN=$TRAINBENCH_BUILD/trainbench
+  "$BIN" --version 2>&1 | tee -a "$OUT/summary.txt"
+  for t in "$TRAINBENCH_BUILD"/test_*; do
+    (cd "$TRAINBENCH_BUILD" && timeout -k 5 45 "$t" --gtest_brief=1) > "$RES/$(basename "$t").log" 2>&1
+    echo "$(basename "$t"): exit $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$RES/$(basename "$t").log" | tr '\n' ' ')" \
+      | tee -a "$OUT/summary.txt"
+  done
+else
+  log "build"
+  source scripts/setup.sh
+  if ! tb_configure_and_build > "$OUT/build.log" 2>&1; then
+    log "BUILD FAILED"; tail -50 "$OUT/build.log"; exit 1
+  fi
+  BIN=$TRAINBENCH_BUILD/trainbench
+  log "tests"
+  (cd "$TRAINBENCH_BUILD" && ctest -j 8 --output-on-failure --timeout 600 > "$RES/ctest.log" 2>&1)
+  tail -15 "$RES/ctest.log" | tee -a "$OUT/summary.txt"
 fi
+pack
 
-# Kineto traces are large on a GPU: keep the first two (host traces are bounded by the window).
-ls "$RES"/seed/traces/*.kineto.json 2>/dev/null | tail -n +3 | xargs -r rm -f
-tar -C "$RES" -czf "$OUT/device-results.tar.gz" .
-cp "$RES/seed/results.json" "$OUT/seed-results.json" 2>/dev/null
-cp "$RES/gpu-profile/results.json" "$OUT/gpu-profile-results.json" 2>/dev/null
-cp "$RES/capacity/results.json" "$OUT/capacity-results.json" 2>/dev/null
-cp "$RES/ddp-gpu/results.json" "$OUT/ddp-gpu-results.json" 2>/dev/null
-# field/ and standard/ results travel in the tarball: at most 8 files come back.
+stage seed 110 "$BIN" run scenarios/seed.json --out "$RES/seed" --no-history --set 'steps.time_budget_s=2'
+stage gpu-profile 60 "$BIN" run scenarios/gpu-profile.json --out "$RES/gpu-profile" --no-history \
+  --set 'steps.time_budget_s=2'
+stage capacity 90 "$BIN" capacity scenarios/capacity.json --out "$RES/capacity" \
+  --set 'dataset_options.samples=32768' --set 'capacity.max_batch=32768'
+# World size 1 with and without DDP's reducer on NCCL; world size 2 needs a second GPU (skipped).
+stage ddp-gpu 35 "$BIN" run scenarios/ddp-cpu.json --out "$RES/ddp-gpu" --no-history --set device=cuda \
+  --set 'steps.time_budget_s=3' --set 'steps.rounds=3'
+stage field 90 "$BIN" run scenarios/field.json --out "$RES/field" --no-history \
+  --set 'steps.time_budget_s=1.5' --set 'steps.rounds=3'
+stage standard 100 "$BIN" run scenarios/standard.json --out "$RES/standard" --no-history \
+  --set 'steps.time_budget_s=2' --set 'steps.rounds=2' --set 'axes.batch=[32]'
+if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
+  stage bench_harness_overhead 45 "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true
+fi
+# Kineto traces are large on a GPU: the first two travel.
+mkdir -p "$RES/kineto"; ls "$RES"/seed/traces/*.kineto.json 2>/dev/null | head -2 | xargs -r -I{} cp {} "$RES/kineto/"
+tar -C "$RES" -czf "$OUT/device-results.tar.gz" --exclude='seed/traces/*.kineto.json' .
 log "done"
