@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <trainbench/capacity/batch_search.hpp>
+#include <trainbench/runner/interrupt.hpp>
 
 namespace tb::capacity {
 namespace {
@@ -91,6 +92,18 @@ TEST(BatchSearch, ThrowingCallbackCountsAsFailure) {
       saw_note |= p.note.find("out of memory") != std::string::npos;
     }
   EXPECT_TRUE(saw_note);
+}
+
+// Ctrl-C during a probe must not be recorded as "does not fit" (the H200 check's cut-short
+// search listed 32✗ 24✗ with the note "interrupted"): it ends the search instead.
+TEST(BatchSearch, InterruptedCallbackEndsTheSearch) {
+  int calls = 0;
+  auto interrupt_third = [&](int batch) {
+    if (++calls == 3) throw tb::Interrupted();
+    return Probe{batch, true, 1.0 * batch, 1, ""};
+  };
+  EXPECT_THROW(search_batch(interrupt_third, {.start = 8, .limit = 1024}), tb::Interrupted);
+  EXPECT_EQ(calls, 3);
 }
 
 TEST(BatchSearch, StartThatDoesNotFitGivesZero) {

@@ -1,5 +1,7 @@
 #include <trainbench/capacity/batch_search.hpp>
 
+#include <trainbench/runner/interrupt.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -25,6 +27,8 @@ class Searcher {
     Probe p;
     try {
       p = try_batch_(batch);
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C ends the search; it says nothing about whether the batch fits
     } catch (const std::exception& e) {
       p = Probe{batch, false, 0, 0, e.what()};
     } catch (...) {

@@ -30,7 +30,8 @@ struct BatchSearchResult {
 
 // Grows the batch (x growth) until the first failure, then bisects between the last fit and
 // the first failure, down to a resolution of multiple_of. A callback that throws counts as a
-// failure whose note is the exception text. The probes' batches are strictly increasing during
+// failure whose note is the exception text, except tb::Interrupted (Ctrl-C), which ends the
+// search and propagates. The probes' batches are strictly increasing during
 // growth, and every batch is probed at most once.
 BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch,
                                const BatchSearchOptions& options = {});

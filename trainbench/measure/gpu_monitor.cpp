@@ -155,15 +155,19 @@ std::optional<GpuSample> NvmlLibrary::sample(unsigned index) const {
   if (api_->handle_by_index(index, &dev) != kNvmlSuccess) return std::nullopt;
   GpuSample s;
   s.index = index;
-  auto read = [](nvmlReturn_t rc, auto value) -> std::optional<decltype(value)> {
-    if (rc != kNvmlSuccess) return std::nullopt;
+  // One call, then one read of its output: passing `v` by value beside the call that writes it
+  // left the order to the compiler, and GCC copied it first, shifting every reading by one field
+  // (the H200 check saw "temperature 1980", the SM clock).
+  auto read = [&dev](nvmlReturn_t (*fn)(nvmlDevice_t, int, unsigned*), int which) -> std::optional<unsigned> {
+    unsigned value = 0;
+    if (fn(dev, which, &value) != kNvmlSuccess) return std::nullopt;
     return value;
   };
+  s.sm_clock_mhz = read(api_->clock_info, kClockSm);
+  s.mem_clock_mhz = read(api_->clock_info, kClockMem);
+  s.max_sm_clock_mhz = read(api_->max_clock_info, kClockSm);
+  s.temperature_c = read(api_->temperature, kTemperatureGpu);
   unsigned v = 0;
-  s.sm_clock_mhz = read(api_->clock_info(dev, kClockSm, &v), v);
-  s.mem_clock_mhz = read(api_->clock_info(dev, kClockMem, &v), v);
-  s.max_sm_clock_mhz = read(api_->max_clock_info(dev, kClockSm, &v), v);
-  s.temperature_c = read(api_->temperature(dev, kTemperatureGpu, &v), v);
   if (api_->power_usage(dev, &v) == kNvmlSuccess) s.power_w = v / 1000.0;
   unsigned long long reasons = 0;
   if (api_->event_reasons(dev, &reasons) == kNvmlSuccess) s.clocks_event_reasons = reasons;

@@ -77,6 +77,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
       p.effective_batch = batch * p.accumulation;
       try {
         const auto r = run_scenario(p, quiet);
+        if (interrupted()) throw Interrupted();  // a cut-short probe says nothing about fitting
         probe.peak_bytes = p.device == "cuda" ? r.memory.peak_reserved_bytes : r.memory.peak_rss_bytes;
         probe.fits = capacity::fits_budget(probe.peak_bytes, limit_bytes);
         probe.samples_per_s = r.samples_per_s;
@@ -99,7 +100,15 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
     search.start = capacity_int(spec, "start", 8);
     search.limit = capacity_int(spec, "max_batch", 4096);
     search.multiple_of = capacity_int(spec, "multiple_of", 8);  // resolution of the bisection
-    const auto result = capacity::search_batch(try_batch, search);
+    if (interrupted()) break;
+    capacity::BatchSearchResult result;
+    try {
+      result = capacity::search_batch(try_batch, search);
+    } catch (const Interrupted&) {
+      // Ctrl-C (or a time limit's SIGINT): the searches already finished are kept and reported.
+      if (listener) listener->message("interrupted\n");
+      break;
+    }
     found[key] = {result.max_batch, result.best_batch};
     cap.batch_search.push_back(capacity::batch_search_entry(key.first, key.second, result));
     std::string why;
@@ -128,6 +137,7 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
   for (auto p : expand(spec)) {
     const std::pair<std::string, std::string> key{p.model, to_string(p.precision)};
     const auto it = found.find(key);
+    if (interrupted()) break;
     if (it == found.end() || it->second.best_batch <= 0 || !done.insert(key).second) continue;
     p.batch = it->second.best_batch;
     p.effective_batch = p.batch * p.accumulation;
@@ -139,7 +149,8 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
       measure.memory_budget_bytes = 0;  // this batch fit during the search; here it is only timed
       r = run_scenario(p, measure);
     } catch (const Interrupted&) {
-      throw;
+      if (options.listener) options.listener->message("interrupted\n");
+      break;
     } catch (...) {
       record_failure(r, p, std::current_exception());
     }
@@ -147,7 +158,7 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     run.scenarios.push_back(std::move(r));
   }
   if (!run.scenarios.empty()) run.baseline_id = run.scenarios.front().id;
-  add_utilization(run, spec, options.listener);
+  if (!interrupted()) add_utilization(run, spec, options.listener);
   finish_run(run, options);
   return run;
 }

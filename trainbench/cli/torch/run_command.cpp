@@ -271,7 +271,12 @@ int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
   options.history_db = "";
   options.command_line = {"trainbench", "capacity"};
   for (auto& token : p.tokens_without({})) options.command_line.push_back(std::move(token));
+  install_interrupt_handlers();  // Ctrl-C keeps the searches already finished
   run_capacity(spec, options);
+  if (interrupted()) {
+    out << "trainbench capacity: interrupted; the searches finished before it are in " << options.out_dir << "\n";
+    return interrupt_exit_code();
+  }
   return as_int(ExitCode::ok);
 }
 
@@ -370,7 +375,8 @@ const Command& capacity_command() {
                       "writes a capacity report (md, html) to DIR.\n",
        .positionals = {kMatrixPositional},
        .options = {kMemoryBudgetOption, kOutOption, kSetOption, kQuietOption, kVerboseOption},
-       .epilogue = "exit codes: 0 ok, 2 bad input, 5 an output could not be written\n"},
+       .epilogue = "exit codes: 0 ok, 2 bad input, 5 an output could not be written; 130/143/129 interrupted\n"
+                   "by SIGINT/SIGTERM/SIGHUP (the searches finished before it are saved)\n"},
       capacity};
   return command;
 }
