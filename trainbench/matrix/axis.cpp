@@ -99,19 +99,25 @@ std::string id_of(const ScenarioParams& p, Keep keep) {
   return head + tail;
 }
 
+// An axis that defines the workload or the ranks, not a setting to tune (ScenarioAxis::knob).
+ScenarioAxis not_a_knob(ScenarioAxis axis) {
+  axis.knob = false;
+  return axis;
+}
+
 }  // namespace
 
 const std::vector<ScenarioAxis>& scenario_axes() {
   static const std::vector<ScenarioAxis> axes = {
-      product<&ScenarioParams::model, &MatrixSpec::models>(
-          "model", {}, {.header = "model"}, {.kind = AxisValueRule::Kind::model_name}, nullptr),
-      fixed<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
-                                      {.header = "dataset", .empty_text = "(default)"}),
-      fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"}),
+      not_a_knob(product<&ScenarioParams::model, &MatrixSpec::models>(
+          "model", {}, {.header = "model"}, {.kind = AxisValueRule::Kind::model_name}, nullptr)),
+      not_a_knob(fixed<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
+                                                 {.header = "dataset", .empty_text = "(default)"})),
+      not_a_knob(fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"})),
       // Ids leave out adam, the default, and end with any other optimizer.
       fixed<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
       // Ids end with "/strong" for strong scaling (the matrix's batch was global).
-      fixed<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {}),
+      not_a_knob(fixed<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {})),
       product<&ScenarioParams::precision, &MatrixSpec::precisions>(
           "precision", {.prefix = "/"}, {.header = "precision"},
           {.kind = AxisValueRule::Kind::choice, .choices = &precision_names()}, "fp32"),
@@ -124,9 +130,9 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       product<&ScenarioParams::batch, &MatrixSpec::batch>(
           "batch", {.prefix = "/b"}, {.header = "micro-batch", .numeric = true}, integers(1, kMaxBatch), nullptr),
       // Data-parallel ranks; ids leave out 1 ("/r2" is two ranks).
-      product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
+      not_a_knob(product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
           "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true, .hidden_when_all = "1"},
-          integers(1, kMaxWorldSize), 1),
+          integers(1, kMaxWorldSize), 1)),
       // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
       product<&ScenarioParams::reducer, &MatrixSpec::reducer>(
           "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {},

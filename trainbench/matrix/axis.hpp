@@ -61,6 +61,10 @@ struct ScenarioAxis {
   AxisIdPart id;
   AxisListingColumn listing;
   bool splits_chart_series = true;  // scenarios that differ here are separate lines of a scaling chart
+  // A setting whose effect on speed the reports estimate (measure/axis_effects.hpp): false for
+  // what defines the workload (model, dataset, device) and for the ranks, which the scaling
+  // section measures; "ResNet is 11x faster than the transformer" answers no question.
+  bool knob = true;
   // A product axis: expand() multiplies its values. Without one the field is fixed, one value per
   // matrix from a top-level key (dataset, device, optimizer).
   std::optional<ProductAxis> product;

@@ -19,10 +19,6 @@ namespace tb {
 
 namespace {
 
-bool has_timing(const ScenarioResult& s) {
-  return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
-}
-
 // 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
 int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
 
@@ -90,6 +86,21 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+bool has_step_timing(const ScenarioResult& s) {
+  return s.status == ScenarioStatus::ok && (!s.step_times_s.empty() || s.step_time_s.median > 0);
+}
+
+stats::RatioInterval per_sample_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate) {
+  // Segments pair by round only when both were interleaved in one session: a scenario measured
+  // again by `run --resume`, or by another shard of a merged run, is set against the rest as
+  // between runs.
+  const auto r = step_time_speedup(baseline, candidate, same_session(baseline, candidate));
+  // Per-sample time: a step processes the scenario's global batch (effective_batch on each rank).
+  const double scale = static_cast<double>(std::max(1LL, global_batch(candidate.params))) /
+                       static_cast<double>(std::max(1LL, global_batch(baseline.params)));
+  return {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
+}
+
 // ------------------------------------------------------------------ within one run
 
 namespace {
@@ -155,28 +166,19 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
   annotate_scaling(run);  // independent of any baseline
   const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
   const ScenarioResult* baseline = find_scenario(run, baseline_id);
-  if (baseline && !has_timing(*baseline)) baseline = nullptr;
+  if (baseline && !has_step_timing(*baseline)) baseline = nullptr;
 
   std::vector<stats::RatioInterval> speedups;
   SummarySection summary;
   for (auto& s : run.scenarios) {
     ++summary.by_status[static_cast<int>(s.status)];
     if (s.contended()) ++summary.contended;
-    if (!baseline || !has_timing(s)) continue;
+    if (!baseline || !has_step_timing(s)) continue;
     if (&s == baseline) {
       s.comparison = ComparisonSection{baseline_id, 1.0, 1.0, 1.0, true, "baseline"};
       continue;
     }
-    // Segments pair by round only when both were interleaved in one session: a scenario measured
-    // again by `run --resume`, or by another shard of a merged run, is set against the rest as
-    // between runs.
-    const bool paired = same_session(*baseline, s);
-    auto r = step_time_speedup(*baseline, s, paired);
-    // Per-sample time: a step of this scenario processes its global batch (effective_batch on
-    // each of its ranks).
-    const double scale = static_cast<double>(std::max(1LL, global_batch(s.params))) /
-                         static_cast<double>(std::max(1LL, global_batch(baseline->params)));
-    r = {r.ratio * scale, r.low * scale, r.high * scale, r.valid};
+    const auto r = per_sample_speedup(*baseline, s);
     speedups.push_back(r);
     s.comparison = ComparisonSection{baseline_id, r.ratio, r.low, r.high, r.valid,
                                      stats::to_string(stats::classify(r, options.same_threshold))};
@@ -319,7 +321,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
   int family = 0;
   for (const auto& s : new_run.scenarios) {
     const auto it = old_by_key.find(scenario_key(s.params).dump());
-    if (it != old_by_key.end() && has_timing(*it->second) && has_timing(s)) ++family;
+    if (it != old_by_key.end() && has_step_timing(*it->second) && has_step_timing(s)) ++family;
   }
   const double gate_coverage = 1.0 - 0.05 / std::max(1, family);
   for (const auto& s : new_run.scenarios) {
@@ -336,7 +338,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
     c.key = key;
     c.old_status = o.status;
     c.new_status = s.status;
-    if (has_timing(o) && has_timing(s)) {
+    if (has_step_timing(o) && has_step_timing(s)) {
       c.compared = true;
       c.old_median_s = overall_median(o);
       c.new_median_s = overall_median(s);

@@ -48,6 +48,15 @@ void annotate_run(RunResult& run, const AnnotateOptions& options = {});
 stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
                                        bool paired = true, double coverage = 0.95);
 
+// Speedup of `candidate` over `baseline` per sample, both scenarios of one run: the step-time
+// speedup above (paired by round when they were interleaved in one session) scaled by the ratio
+// of their global batches, so scenarios with different batch or accumulation compare by
+// throughput. What annotate_run writes into each comparison, and what axis effects pair.
+stats::RatioInterval per_sample_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate);
+
+// Whether a scenario's step times were measured (status ok with a median): it can be compared.
+bool has_step_timing(const ScenarioResult& s);
+
 // Relative drift of a loss curve from a reference trained with the same seed. Scenarios stop
 // after different step counts, so both curves are compared on their common prefix: the mean of
 // its last (up to 5) steps, |this - ref| / max(|ref|, 1e-12). Without curves, loss_end is used.

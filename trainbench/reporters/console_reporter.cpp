@@ -1,6 +1,7 @@
 #include <trainbench/reporters/console_reporter.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -68,22 +69,28 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   os << ": " << run.scenarios.size() << " scenarios";
   if (!run.baseline_id.empty()) os << ", baseline " << run.baseline_id;
   os << "\n\n";
+  // The answers first; the tables below are the evidence.
+  for (const auto& group : findings(run)) {
+    os << group.heading << '\n';
+    for (const auto& line : group.lines) os << "  " << line << '\n';
+    os << '\n';
+  }
 
   TextTable table;
-  table.titles = {"scenario",  "status",           "step ms",        "±CI ms",  "samples/s",
-                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "loss start→end", "skipped",
+  table.titles = {"scenario",  "status",           "eff. batch", "step ms",        "±CI ms",  "samples/s",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "bound", "loss start→end", "skipped",
                   "peak mem"};
-  table.right = {false, false, true, true, true, false, false, false, true, true};
+  table.right = {false, false, true, true, true, true, false, false, false, false, true, true};
   auto& rows = table.rows;
   for (const auto& s : run.scenarios) {
     if (!has_timing_columns(s)) {
-      rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-"});
+      rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     std::string speed = speedup_cell(s);
     if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
-    rows.push_back({s.id, status_cell(s), millis(s.step_time_s.median), ci_halfwidth_ms(s),
-                    rate(s.samples_per_s), speed, phase_shares(s),
+    rows.push_back({s.id, status_cell(s), std::to_string(global_batch(s.params)), millis(s.step_time_s.median),
+                    ci_halfwidth_ms(s), rate(s.samples_per_s), speed, phase_shares(s), bottleneck_cell(s),
                     fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }

@@ -1,5 +1,7 @@
 #include <trainbench/reporters/csv_reporter.hpp>
 
+#include <trainbench/reporters/findings.hpp>
+
 #include <algorithm>
 
 #include <trainbench/matrix/axis.hpp>
@@ -81,6 +83,7 @@ std::vector<CsvColumn> build_columns() {
     c.push_back(phase_column(phase, "_mean_s", &PhaseStat::mean_s));
     c.push_back(phase_column(phase, "_share", &PhaseStat::share));
   }
+  c.push_back({"bottleneck", [](S s) { return report::bottleneck_cell(s); }});
   using Cmp = const ComparisonSection&;
   using Parity = const LossParitySection&;
   using Cap = const ScenarioCapacitySection&;

@@ -9,6 +9,7 @@
 #include <trainbench/capacity/utilization.hpp>
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
+#include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
 #include <trainbench/reporters/report_format.hpp>
@@ -92,6 +93,25 @@ void render_header(std::ostream& os, const RunResult& run) {
   if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
   os << "</p>\n";
 
+  // The answers before the evidence: effects, fastest configuration, bottlenecks.
+  const auto groups = findings(run);
+  if (!groups.empty()) os << "<div id=\"tb-findings\">\n";
+  for (const auto& group : groups) {
+    os << "<h3>" << esc(group.heading) << "</h3>\n<ul>\n";
+    for (std::size_t i = 0; i < group.lines.size(); ++i) {
+      const std::string& line = group.lines[i];
+      if (line.rfind("  ", 0) == 0) continue;  // details go into the item above
+      os << "<li>" << esc(line);
+      std::string details;
+      for (std::size_t j = i + 1; j < group.lines.size() && group.lines[j].rfind("  ", 0) == 0; ++j)
+        details += "<li>" + esc(group.lines[j].substr(2)) + "</li>";
+      if (!details.empty()) os << "<ul>" << details << "</ul>";
+      os << "</li>\n";
+    }
+    os << "</ul>\n";
+  }
+  if (!groups.empty()) os << "</div>\n";
+
   std::ostringstream items;
   for (const auto& s : run.scenarios) {
     if (auto lp = s.loss_parity; lp && !lp->ok)
@@ -124,17 +144,17 @@ void render_header(std::ostream& os, const RunResult& run) {
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
-        "<th>device</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
+        "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
         "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
-        "<th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
+        "<th>bound</th><th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
   for (const auto& s : run.scenarios) {
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
     os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
        << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
-       << td(s.params.device);
+       << num_td(std::to_string(global_batch(s.params)));
     if (!has_timing_columns(s)) {
-      os << "<td class=\"wrap\" colspan=\"12\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
+      os << "<td class=\"wrap\" colspan=\"13\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
          << "</td></tr>\n";
       continue;
     }
@@ -149,7 +169,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
          << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
          << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
     std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
-    os << td(phase_shares(s)) << "<td>" << esc(loss);
+    os << td(phase_shares(s)) << td(bottleneck_cell(s)) << "<td>" << esc(loss);
     if (drifted)
       os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
          << percent(lp->tolerance, 2) << "%</span>";

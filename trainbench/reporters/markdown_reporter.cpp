@@ -1,5 +1,7 @@
 #include <trainbench/reporters/markdown_reporter.hpp>
 
+#include <trainbench/reporters/findings.hpp>
+
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
@@ -198,19 +200,28 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline "
        << code(run.baseline_id.empty() ? "-" : run.baseline_id) << ".\n\n";
   }
+  // The answers before the evidence: effects, fastest configuration, bottlenecks.
+  for (const auto& group : findings(run)) {
+    os << "**" << group.heading << "**\n\n";
+    for (const auto& line : group.lines) {
+      const bool sub = line.rfind("  ", 0) == 0;  // a detail of the line above
+      os << (sub ? "  - " : "- ") << cell(sub ? line.substr(2) : line) << '\n';
+    }
+    os << '\n';
+  }
   for (const auto& w : warnings) os << "- " << w << '\n';
   if (!warnings.empty()) os << '\n';
 
-  os << "| scenario | status | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
-        "phases % d/h/f/b/o[/c] | loss start→end | peak mem |\n";
-  os << "|---|---|--:|--:|--:|---|---|---|--:|\n";
+  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
+        "phases % d/h/f/b/o[/c] | bound | loss start→end | peak mem |\n";
+  os << "|---|---|--:|--:|--:|--:|---|---|---|---|--:|\n";
   for (const auto& s : run.scenarios) {
     os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
     if (!has_timing_columns(s)) {
-      os << "- | - | - | - | - | - | - |\n";
+      os << "- | - | - | - | - | - | - | - | - |\n";
       continue;
     }
-    os << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
+    os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
        << " | ";
     // A speed-up that changes the training result is not a win: the verdict and loss cells
     // carry a warning marker instead.
@@ -224,7 +235,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
          << (drifted ? " ⚠️ loss parity" : "") << " | ";
     std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
-    os << phase_shares(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+    os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
   }
 
   render_capacity(os, run);

@@ -1,0 +1,81 @@
+#include <trainbench/reporters/findings.hpp>
+
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include <trainbench/measure/comparison.hpp>
+#include "tests/helpers/synthetic_runs.hpp"
+#include "tests/reporters/test_reporters_support.hpp"
+
+namespace {
+
+using namespace tb;
+using tb::testing::make_run;
+using tb::testing::make_segmented_scenario;
+
+// fp32 and amp_bf16 at 0 and 4 workers; bf16 halves the step, workers 4 cut it to a third,
+// and the w0 scenarios wait on data for 60% of the step.
+RunResult grid() {
+  std::vector<ScenarioResult> cells;
+  std::uint64_t seed = 1;
+  for (auto precision : {Precision::fp32, Precision::amp_bf16})
+    for (int workers : {0, 4}) {
+      const double ms = (precision == Precision::fp32 ? 30.0 : 15.0) / (workers ? 3.0 : 1.0);
+      auto s = make_segmented_scenario("resnet", precision, 64, std::vector<double>(6, ms / 1000), 10, 0.01, seed++);
+      s.params.workers = workers;
+      s.id = scenario_id(s.params);
+      const double data = workers ? 0.05 : 0.6;
+      s.phases = {{"data_wait", 0, 0, data}, {"forward", 0, 0, (1 - data) / 3}, {"backward", 0, 0, 2 * (1 - data) / 3}};
+      cells.push_back(s);
+    }
+  auto run = make_run("grid", cells);
+  annotate_run(run);
+  return run;
+}
+
+TEST(Findings, EffectsBestConfigurationAndBottlenecks) {
+  const auto groups = report::findings(grid());
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].heading, "Effect of each setting (per sample, averaged over the other settings)");
+  ASSERT_EQ(groups[0].lines.size(), 2u);
+  EXPECT_TRUE(std::regex_match(groups[0].lines[0],
+                               std::regex(R"(precision amp_bf16 vs fp32: 2\.0\dx \[\d\.\d\d, \d\.\d\d\] faster )"
+                                          R"(\(2 pairs, 2\.0\dx to 2\.0\dx across the other settings\))")))
+      << groups[0].lines[0];
+  EXPECT_TRUE(std::regex_match(groups[0].lines[1], std::regex(R"(workers 4 vs 0: 3\.0\dx .* faster \(2 pairs, .*\))")))
+      << groups[0].lines[1];
+  EXPECT_EQ(groups[1].heading, "Fastest configuration");
+  EXPECT_TRUE(std::regex_match(groups[1].lines[0],
+                               std::regex(R"(fastest resnet/amp_bf16/w4/a1/b64, 6\.\d\dx \[.*\] faster than resnet/fp32/w0/a1/b64)")))
+      << groups[1].lines[0];
+  EXPECT_TRUE(std::regex_match(groups[1].lines[1],
+                               std::regex(R"(  next: resnet/fp32/w4/a1/b64, which the fastest beats by 2\.\d\dx \[.*\] faster)")))
+      << groups[1].lines[1];
+  ASSERT_EQ(groups[2].lines.size(), 2u);
+  EXPECT_EQ(groups[2].lines[0], "data-bound: 2 of 4, most resnet/fp32/w0/a1/b64 (data wait 60% of the step)");
+  EXPECT_EQ(groups[2].lines[1],
+            "compute-bound: 2 of 4, most resnet/fp32/w4/a1/b64 (forward+backward+optimizer 95% of the step)");
+}
+
+TEST(Findings, ARunWithoutMeasurementsHasNone) {
+  auto run = make_run("empty", {tb::testing::failed_scenario("mlp", Precision::fp32, 8, ScenarioStatus::failed, "x")});
+  EXPECT_TRUE(report::findings(run).empty());
+  EXPECT_EQ(report::bottleneck_cell(run.scenarios[0]), "-");
+}
+
+// Every text format opens with the findings, before the scenario table.
+TEST(Findings, ComeBeforeTheTablesInEveryFormat) {
+  const auto run = grid();
+  for (const std::string format : {"console", "md", "html"}) {
+    const std::string text = tb::test::render(format, run);
+    const auto effects = text.find("Effect of each setting");
+    const auto table = text.find(format == "html" ? "<h2>Scenarios</h2>" : format == "md" ? "| scenario |" : "\nscenario ");
+    ASSERT_NE(effects, std::string::npos) << format;
+    ASSERT_NE(table, std::string::npos) << format;
+    EXPECT_LT(effects, table) << format;
+    EXPECT_NE(text.find("eff. batch"), std::string::npos) << format;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,158 @@
+#include <trainbench/measure/axis_effects.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include <trainbench/matrix/axis.hpp>
+#include <trainbench/measure/comparison.hpp>
+
+namespace tb {
+
+namespace {
+
+// What a scenario's other settings are, this axis left out: two scenarios with the same context
+// differ only in this axis. `same_effective_batch` lets the micro-batch follow the axis at a
+// fixed effective batch: how a matrix with hold_effective_batch measures accumulation (a1/b64
+// against a4/b16), the one axis whose question is asked at the batch the optimizer sees.
+std::string context_without(const ScenarioParams& p, const char* axis, bool same_effective_batch = false) {
+  nlohmann::json key = scenario_key(p);
+  key.erase(axis);
+  if (same_effective_batch) {
+    key.erase("batch");
+    key["effective_batch"] = global_batch(p);
+  }
+  return key.dump();
+}
+
+bool drifted(const ScenarioResult& s) { return s.loss_parity && !s.loss_parity->ok; }
+
+// The values of every knob, or of every axis that is not one (the workload).
+std::string axes_part(const ScenarioParams& p, bool knobs) {
+  nlohmann::json part = nlohmann::json::object();
+  for (const ScenarioAxis& axis : scenario_axes())
+    if (axis.knob == knobs) part[axis.name] = axis.value(p);
+  return part.dump();
+}
+std::string knob_settings(const ScenarioParams& p) { return axes_part(p, true); }
+std::string workload_of(const ScenarioParams& p) { return axes_part(p, false); }
+
+// "resnet@images (cuda)": the workload axes as a scenario id shows them.
+std::string workload_label(const ScenarioParams& p) {
+  std::string label = p.model;
+  if (!p.dataset.empty()) label += "@" + p.dataset;
+  if (p.world_size > 1) label += " x" + std::to_string(p.world_size) + " ranks";
+  return label + " (" + p.device + ")";
+}
+
+}  // namespace
+
+std::vector<AxisEffect> axis_effects(const RunResult& run, double same_threshold) {
+  const ScenarioResult* baseline = find_scenario(run, run.baseline_id);
+  if (baseline == nullptr || !has_step_timing(*baseline)) return {};
+  std::vector<const ScenarioResult*> timed;
+  for (const auto& s : run.scenarios)
+    if (has_step_timing(s)) timed.push_back(&s);
+
+  std::vector<AxisEffect> effects;
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.knob) continue;
+    const nlohmann::json reference = axis.value(baseline->params);
+    std::vector<nlohmann::json> values;  // in the order the scenarios have them
+    for (const ScenarioResult* s : timed) {
+      const nlohmann::json v = axis.value(s->params);
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    if (values.size() < 2) continue;
+    auto pairs_at = [&](const nlohmann::json& value, bool same_effective_batch) {
+      std::map<std::string, const ScenarioResult*> at_reference;
+      for (const ScenarioResult* s : timed)
+        if (axis.value(s->params) == reference)
+          at_reference.emplace(context_without(s->params, axis.name, same_effective_batch), s);
+      std::vector<std::pair<stats::RatioInterval, bool>> pairs;  // speedup, drifted
+      for (const ScenarioResult* s : timed) {
+        if (axis.value(s->params) != value) continue;
+        const auto ref = at_reference.find(context_without(s->params, axis.name, same_effective_batch));
+        if (ref != at_reference.end()) pairs.emplace_back(per_sample_speedup(*ref->second, *s), drifted(*s));
+      }
+      return pairs;
+    };
+    for (const nlohmann::json& value : values) {
+      if (value == reference) continue;
+      auto found = pairs_at(value, false);
+      if (found.empty() && std::string_view(axis.name) == "accumulation") found = pairs_at(value, true);
+      if (found.empty()) continue;
+      std::vector<stats::RatioInterval> pairs;
+      int drifted_pairs = 0;
+      for (const auto& [speedup, drift] : found) {
+        pairs.push_back(speedup);
+        drifted_pairs += drift ? 1 : 0;
+      }
+      AxisEffect e;
+      e.axis = axis.name;
+      e.value = axis_text(value);
+      e.reference = axis_text(reference);
+      e.pairs = static_cast<int>(pairs.size());
+      e.drifted_pairs = drifted_pairs;
+      e.speedup = stats::geometric_mean(pairs);
+      const auto [lo, hi] = std::minmax_element(pairs.begin(), pairs.end(),
+                                                [](const auto& a, const auto& b) { return a.ratio < b.ratio; });
+      e.lowest = lo->ratio;
+      e.highest = hi->ratio;
+      e.verdict = stats::to_string(stats::classify(e.speedup, same_threshold));
+      effects.push_back(std::move(e));
+    }
+  }
+  return effects;
+}
+
+std::vector<BestConfiguration> best_configurations(const RunResult& run, double same_threshold) {
+  const ScenarioResult* baseline = find_scenario(run, run.baseline_id);
+  // Groups in order of first appearance, each ranked by throughput.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const ScenarioResult*>> groups;
+  for (const auto& s : run.scenarios) {
+    if (!has_step_timing(s) || s.samples_per_s <= 0) continue;
+    const std::string w = workload_of(s.params);
+    if (!groups.count(w)) order.push_back(w);
+    groups[w].push_back(&s);
+  }
+  std::vector<BestConfiguration> found;
+  for (const auto& w : order) {
+    auto& ranked = groups[w];
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const ScenarioResult* a, const ScenarioResult* b) { return a->samples_per_s > b->samples_per_s; });
+    BestConfiguration best;
+    if (order.size() > 1) best.workload = workload_label(ranked.front()->params);
+    const ScenarioResult* first = nullptr;
+    for (const ScenarioResult* s : ranked) {
+      if (drifted(*s)) {
+        if (first == nullptr) best.faster_but_drifted.push_back(s->id);
+        continue;
+      }
+      if (first == nullptr) {
+        first = s;
+        continue;
+      }
+      best.runner_up_id = s->id;
+      best.vs_runner_up = per_sample_speedup(*s, *first);
+      best.verdict_vs_runner_up = stats::to_string(stats::classify(best.vs_runner_up, same_threshold));
+      break;
+    }
+    if (first == nullptr) continue;
+    best.id = first->id;
+    if (baseline != nullptr) {
+      const std::string settings = knob_settings(baseline->params);
+      for (const ScenarioResult* s : ranked)
+        if (s != first && knob_settings(s->params) == settings) {
+          best.reference_id = s->id;
+          best.vs_reference = per_sample_speedup(*s, *first);
+          best.verdict_vs_reference = stats::to_string(stats::classify(best.vs_reference, same_threshold));
+        }
+    }
+    found.push_back(std::move(best));
+  }
+  return found;
+}
+
+}  // namespace tb

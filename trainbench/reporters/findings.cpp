@@ -1,0 +1,128 @@
+#include <trainbench/reporters/findings.hpp>
+
+#include <cstdlib>
+#include <map>
+
+#include <trainbench/matrix/axis.hpp>
+#include <trainbench/measure/axis_effects.hpp>
+#include <trainbench/measure/bottleneck.hpp>
+#include <trainbench/reporters/report_format.hpp>
+
+namespace tb::report {
+
+namespace {
+
+// Switches read "on"/"off", not "true"/"false".
+std::string value_text(const std::string& v) {
+  if (v == "true") return "on";
+  if (v == "false") return "off";
+  return v;
+}
+
+std::string effect_line(const AxisEffect& e) {
+  std::string line = e.axis + " " + value_text(e.value) + " vs " + value_text(e.reference) + ": " +
+                     ratio_with_verdict(e.speedup, e.verdict) + " (" + std::to_string(e.pairs) +
+                     (e.pairs == 1 ? " pair" : " pairs");
+  if (e.pairs > 1) line += ", " + times(e.lowest) + " to " + times(e.highest) + " across the other settings";
+  if (e.drifted_pairs > 0) line += "; loss drifted from fp32 in " + std::to_string(e.drifted_pairs);
+  return line + ")";
+}
+
+// The first number of a bottleneck reason ("data wait 74% of the step" -> 74): which scenario
+// a bottleneck limits most.
+int leading_percent(const std::string& reason) {
+  const auto digit = reason.find_first_of("0123456789");
+  return digit == std::string::npos ? 0 : std::atoi(reason.c_str() + digit);
+}
+
+std::vector<std::string> best_lines(const BestConfiguration& b) {
+  const std::string where = b.workload.empty() ? "" : b.workload + ": ";
+  std::string line = where + "fastest " + b.id;
+  if (!b.reference_id.empty())
+    line += ", " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference) + " than " + b.reference_id;
+  else if (b.runner_up_id.empty())
+    line += " (the only measured configuration)";
+  std::vector<std::string> lines{line};
+  if (!b.runner_up_id.empty()) {
+    std::string next = "  next: " + b.runner_up_id + ", which the fastest beats by " +
+                       ratio_with_verdict(b.vs_runner_up, b.verdict_vs_runner_up);
+    if (b.verdict_vs_runner_up != "faster") next += ": not distinguishable, either will do";
+    lines.push_back(next);
+  }
+  if (!b.faster_but_drifted.empty())
+    lines.push_back("  left out, faster but their loss drifted from fp32: " + std::to_string(b.faster_but_drifted.size()) +
+                    " (" + b.faster_but_drifted.front() + (b.faster_but_drifted.size() > 1 ? ", ..." : "") + ")");
+  return lines;
+}
+
+// One line per bottleneck: how many scenarios it limits, and the one it limits most (the highest
+// share, which leads the reason) as the example; the table's column has every scenario.
+std::vector<std::string> bottleneck_lines(const RunResult& run) {
+  struct Tally {
+    int count = 0;
+    std::string example_id, example_reason;
+  };
+  std::vector<Bottleneck::Kind> order;
+  std::map<Bottleneck::Kind, Tally> by_kind;
+  int measured = 0;
+  bool idle_unknown = false;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    const Bottleneck b = bottleneck_of(s);
+    if (b.kind == Bottleneck::Kind::none) continue;
+    ++measured;
+    idle_unknown |= b.gpu_idle_unknown;
+    if (!by_kind.count(b.kind)) order.push_back(b.kind);
+    Tally& t = by_kind[b.kind];
+    ++t.count;
+    if (t.example_id.empty() || leading_percent(b.reason) > leading_percent(t.example_reason)) {
+      t.example_id = s.id;
+      t.example_reason = b.reason;
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto kind : order) {
+    const Tally& t = by_kind[kind];
+    lines.push_back(std::string(to_string(kind)) + ": " + std::to_string(t.count) + " of " + std::to_string(measured) +
+                    (t.count > 1 ? ", most " : ", ") + t.example_id + " (" + t.example_reason + ")");
+  }
+  if (idle_unknown)
+    lines.push_back("  compute-bound on a GPU may be launch-bound: only a CUPTI profile (profile.cupti) "
+                    "measures how long the GPU sat idle");
+  return lines;
+}
+
+}  // namespace
+
+std::string ratio_with_verdict(const stats::RatioInterval& r, const std::string& verdict) {
+  const std::string interval =
+      r.valid ? " [" + fixed(r.low, 2) + ", " + fixed(r.high, 2) + "]" : std::string(" [no CI]");
+  return times(r.ratio) + interval + " " + verdict;
+}
+
+std::string bottleneck_cell(const ScenarioResult& s) {
+  switch (bottleneck_of(s).kind) {
+    case Bottleneck::Kind::communication: return "comm";
+    case Bottleneck::Kind::data: return "data";
+    case Bottleneck::Kind::copy: return "copy";
+    case Bottleneck::Kind::host_launch: return "launch";
+    case Bottleneck::Kind::compute: return "compute";
+    case Bottleneck::Kind::none: break;
+  }
+  return "-";
+}
+
+std::vector<FindingGroup> findings(const RunResult& run) {
+  std::vector<FindingGroup> groups;
+  FindingGroup effects{"Effect of each setting (per sample, averaged over the other settings)", {}};
+  for (const auto& e : axis_effects(run)) effects.lines.push_back(effect_line(e));
+  FindingGroup best{"Fastest configuration", {}};
+  for (const auto& b : best_configurations(run))
+    for (auto& line : best_lines(b)) best.lines.push_back(std::move(line));
+  FindingGroup limits{"Bottlenecks (README \"Reading a report\")", bottleneck_lines(run)};
+  for (auto* g : {&effects, &best, &limits})
+    if (!g->lines.empty()) groups.push_back(std::move(*g));
+  return groups;
+}
+
+}  // namespace tb::report
