@@ -2,6 +2,7 @@
 // partial results, and the `trainbench report` command.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -146,8 +147,14 @@ TEST(MarkdownReporter, CapacitySectionFromTheResults) {
 TEST(MarkdownReporter, ProfilingTableLinksTracesAndShowsOverhead) {
   auto run = fixture_run();
   run.scenarios[0].profile.value().overhead_vs_timed = 0.0321;
+  // The traces exist beside results.json; the report is written one folder down.
+  const auto dir = test::scratch_dir("md_profiling_links");
+  for (const auto& [kind, path] : run.scenarios[0].profile->traces) {
+    std::filesystem::create_directories((dir / path).parent_path());
+    std::ofstream(dir / path) << "{}";
+  }
   std::ostringstream os;
-  ReportContext ctx{&os, "/runs/r1", "/runs/r1/reports"};
+  ReportContext ctx{&os, dir.string(), (dir / "reports").string()};
   make_reporter("md")->render(run, ctx);
   const std::string md = os.str();
   ASSERT_NE(md.find("\n#### Profiling\n"), std::string::npos) << md;
@@ -155,6 +162,8 @@ TEST(MarkdownReporter, ProfilingTableLinksTracesAndShowsOverhead) {
                     "[kineto](../traces/mlp_fp32_w0_a1_b64.kineto.json) |"),
             std::string::npos)
       << md;
+  // The other scenario's traces were never copied: said missing, not linked.
+  EXPECT_NE(md.find("host (missing: `traces/transformer_amp_bf16_w0_a1_b32.json`)"), std::string::npos) << md;
   EXPECT_NE(md.find("| `transformer/amp_bf16/w0/a1/b32` | 5 | - |"), std::string::npos);
 }
 

@@ -196,8 +196,11 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
          << num_td(p.window_steps ? std::to_string(*p.window_steps) : "-") << "<td>";
     bool first = true;
     for (const auto& [kind, path] : p.traces) {
-      rows << (first ? "" : "<br>") << esc(kind) << ": <a href=\"" << esc(trace_link(ctx, path))
-           << "\">" << esc(path) << "</a>";
+      rows << (first ? "" : "<br>") << esc(kind) << ": ";
+      if (trace_present(ctx, path))
+        rows << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(path) << "</a>";
+      else
+        rows << "<code>" << esc(path) << "</code> <span class=\"warn\">missing</span>";
       first = false;
     }
     rows << "</td><td>";

@@ -125,7 +125,9 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
     if (!p) continue;
     std::string traces;
     for (const auto& [kind, path] : p->traces)
-      traces += (traces.empty() ? "" : " · ") + ("[" + kind + "](" + link_target(trace_link(ctx, path)) + ")");
+      traces += (traces.empty() ? "" : " · ") +
+                (trace_present(ctx, path) ? "[" + kind + "](" + link_target(trace_link(ctx, path)) + ")"
+                                          : kind + " (missing: " + code(path) + ")");
     t.rows.push_back({s.id, p->window_steps ? std::to_string(*p->window_steps) : "-",
                       p->overhead_vs_timed ? signed_percent(*p->overhead_vs_timed) : "-",
                       traces.empty() ? "-" : traces});

@@ -89,6 +89,14 @@ std::string trace_link(const ReportContext& ctx, const std::string& trace_path) 
   return rel.empty() ? trace_path : rel.generic_string();
 }
 
+bool trace_present(const ReportContext& ctx, const std::string& trace_path) {
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(trace_path).is_absolute() ? fs::path(trace_path)
+                                                           : fs::path(ctx.results_dir.empty() ? "." : ctx.results_dir) / trace_path;
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
 const std::vector<std::string>& phase_order() {
   static const std::vector<std::string> order = {"data_wait", "h2d", "forward", "backward",
                                                  "optimizer", "comm"};

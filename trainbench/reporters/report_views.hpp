@@ -50,6 +50,9 @@ bool has_capacity_findings(const RunCapacitySection& c);
 
 // A trace path (relative to ctx.results_dir) made relative to ctx.report_dir.
 std::string trace_link(const ReportContext& ctx, const std::string& trace_path);
+// Whether the trace is where results.json says (relative to ctx.results_dir): a report rendered
+// from results copied without their traces says "missing" instead of linking nowhere.
+bool trace_present(const ReportContext& ctx, const std::string& trace_path);
 
 // "6/4/28/44/18" in the canonical phase order; "-" when there are no phases.
 std::string phase_shares(const ScenarioResult& s);
