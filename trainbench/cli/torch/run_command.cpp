@@ -16,6 +16,7 @@
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/run_folder_lock.hpp>
 #include <trainbench/runner/rank_environment.hpp>
 #include <trainbench/runner/rank_launcher.hpp>
 #include <trainbench/runner/resume_check.hpp>
@@ -31,6 +32,13 @@
 namespace tb::cli {
 
 namespace {
+
+// "trainbench run m.json --out r": what the folder lock records for a refused second run.
+std::string command_text(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
 
 // Options shared by run, list and capacity.
 const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=20", true};
@@ -183,6 +191,7 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   options.out_dir = dir;
   options.run_id = previous.run_id;
   ensure_writable_dir(options.out_dir);
+  const RunFolderLock folder_lock(options.out_dir, "trainbench run --resume " + dir);
   install_interrupt_handlers();
   const RunResult run = resume_matrix(
       spec, std::move(previous), options,
@@ -243,6 +252,7 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
+  const RunFolderLock folder_lock(options.out_dir, command_text(options.command_line));
   install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
   const RunResult result = run_matrix(spec, options);
   return run_exit_code(result, options.out_dir, err);
@@ -263,6 +273,7 @@ int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
   options.run_id = make_run_id(spec) + "-capacity";
   options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
   ensure_writable_dir(options.out_dir);
+  const RunFolderLock folder_lock(options.out_dir, "trainbench capacity " + a.matrix);
   ConsoleProgress console(out, a.progress.value_or(Detail::normal));
   options.listener = a.progress ? &console : nullptr;
   options.memory_budget_bytes = a.memory_budget;
@@ -348,7 +359,7 @@ const Command& run_command() {
                    kVerboseOption},
        .epilogue =
            "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input\n"
-           "(nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
+           "or --out in use by another run (nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
            "(finish it with run --resume DIR)\n"},
       run};
   return command;
