@@ -17,8 +17,10 @@ namespace tb {
 //            accumulation without such pairs, scenarios at the same effective batch whose
 //            micro-batch follows the accumulation (hold_effective_batch: a1/b64 vs a4/b16);
 //   speedup: geometric mean over the pairs of the per-sample speedup (per_sample_speedup,
-//            comparison.hpp: drift-aware, paired by round) with stats::geometric_mean's interval.
-//            That interval is the measurement uncertainty of the average over the settings that
+//            comparison.hpp: drift-aware, paired by round), and of their interval bounds: pairs
+//            of one run share its conditions, so their errors are not treated as independent
+//            and more pairs do not shrink the interval (README "Reading a report" has the repeat
+//            runs that decided it). It is the uncertainty of the average over the settings that
 //            were measured, not a prediction for other settings: `lowest`..`highest` (the pairs'
 //            own speedups) shows how much the effect depends on them.
 struct AxisEffect {
