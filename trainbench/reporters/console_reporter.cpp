@@ -1,6 +1,7 @@
 #include <trainbench/reporters/console_reporter.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -69,9 +70,10 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   if (!run.baseline_id.empty()) os << ", baseline " << run.baseline_id;
   os << "\n\n";
 
+  const std::size_t loss_step = common_loss_step(run);
   TextTable table;
   table.titles = {"scenario",  "status",           "step ms",        "±CI ms",  "samples/s",
-                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "loss start→end", "skipped",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", loss_column_title(loss_step), "skipped",
                   "peak mem"};
   table.right = {false, false, true, true, true, false, false, false, true, true};
   auto& rows = table.rows;
@@ -84,7 +86,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
     rows.push_back({s.id, status_cell(s), millis(s.step_time_s.median), ci_halfwidth_ms(s),
                     rate(s.samples_per_s), speed, phase_shares(s),
-                    fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
+                    loss_cell(s, loss_step),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }
   print_table(os, table);

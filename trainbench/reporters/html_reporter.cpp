@@ -11,6 +11,7 @@
 #include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
+#include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 
@@ -123,10 +124,11 @@ void render_header(std::ostream& os, const RunResult& run) {
 }
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  const std::size_t loss_step = common_loss_step(run);
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
         "<th>device</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
         "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
-        "<th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
+        "<th>" << esc(loss_column_title(loss_step)) << "</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
   for (const auto& s : run.scenarios) {
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
@@ -148,7 +150,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
       os << num_td(speedup_interval(*c))
          << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
          << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
-    std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
+    const std::string loss = loss_cell(s, loss_step);
     os << td(phase_shares(s)) << "<td>" << esc(loss);
     if (drifted)
       os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
@@ -244,7 +246,7 @@ void render_capacity(std::ostream& os, const RunResult& run) {
         probes += p.fits ? rate(p.samples_per_s) + ", " + bytes(p.peak_bytes) : std::string("does not fit");
       }
       os << "<tr>" << td(b.model.empty() ? "-" : b.model) << td(b.precision.empty() ? "-" : b.precision)
-         << num_td(std::to_string(b.max_batch)) << num_td(std::to_string(b.best_batch))
+         << num_td(max_batch_cell(b)) << num_td(std::to_string(b.best_batch))
          << num_td(rate(b.best_samples_per_s)) << "<td class=\"wrap\">" << esc(probes)
          << "</td></tr>\n";
     }
