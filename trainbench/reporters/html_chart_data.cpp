@@ -23,17 +23,6 @@ double round6(double v) {
   return std::strtod(buf, nullptr);
 }
 
-// "resnet · amp_bf16" -> "resnet-amp_bf16": chart ids become element ids.
-std::string slug(const std::string& name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '_' || c == '@' || c == '.') out += static_cast<char>(c);
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
-
 std::vector<const ScenarioResult*> ok_scenarios(const RunResult& run) {
   std::vector<const ScenarioResult*> out;
   for (const auto& s : run.scenarios)
@@ -210,7 +199,7 @@ std::vector<json> loss_charts(const std::vector<const ScenarioResult*>& ok, std:
                           {"precision", to_string(group.members[i]->params.precision)},
                           {"data", values}});
     }
-    charts.push_back({{"id", "loss-" + slug(group.name)},
+    charts.push_back({{"id", "loss-" + chart_slug(group.name)},
                       {"kind", "loss"},
                       {"group", "loss"},
                       {"title", "Loss per optimizer step: " + group.name},
@@ -244,7 +233,7 @@ std::vector<json> step_time_charts(const std::vector<const ScenarioResult*>& ok)
                           {"precision", to_string(s.params.precision)}, {"data", values},
                           {"segment_starts", boundaries}});
     }
-    charts.push_back({{"id", "steps-" + slug(group.name)},
+    charts.push_back({{"id", "steps-" + chart_slug(group.name)},
                       {"kind", "step_times"},
                       {"group", "steps"},
                       {"title", "Step time over measured steps: " + group.name},
@@ -278,7 +267,7 @@ std::vector<json> capacity_charts(const RunResult& run) {
                         {"samples_per_s", round6(p.samples_per_s)},
                         {"peak_bytes", p.peak_bytes}});
     const std::string name = (b.model.empty() ? "-" : b.model) + " · " + (b.precision.empty() ? "-" : b.precision);
-    json chart = {{"id", "capacity-" + slug(name)},
+    json chart = {{"id", "capacity-" + chart_slug(name)},
                   {"kind", "capacity"},
                   {"group", "capacity"},
                   {"title", "Throughput and peak memory vs batch size: " + name},
@@ -298,6 +287,16 @@ std::vector<json> capacity_charts(const RunResult& run) {
 }
 
 }  // namespace
+
+std::string chart_slug(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '_' || c == '@' || c == '.') out += static_cast<char>(c);
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
 
 json html_chart_data(const RunResult& run) {
   const auto ok = ok_scenarios(run);

@@ -324,6 +324,27 @@ const char* const kDrawScriptBody = R"js(  var VERDICT_COLORS = { faster: '#2da4
       };
     }
     if (spec.kind === 'capacity') return capacityConfig(spec, base);
+    if (spec.kind === 'trend') {
+      return {
+        type: 'line',
+        data: { labels: spec.labels, datasets: [{ label: 'median ms (whiskers: 95% CI)',
+          data: spec.values, borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointRadius: 3,
+          borderWidth: 1.5, spanGaps: false, errorBars: spec.error_bars }] },
+        options: Object.assign(base, {
+          scales: axes('', spec.y_title, { ticks: { maxRotation: 60, autoSkip: true } }, { beginAtZero: true,
+            suggestedMax: Math.max.apply(null, spec.error_bars.map(function (b) { return b ? b[1] : 0; })) * 1.05 }),
+          plugins: { legend: { display: false }, tooltip: { callbacks: {
+            title: function (items) { return items.length ? spec.runs[items[0].dataIndex] : ''; },
+            afterLabel: function (c) {
+              var b = spec.error_bars[c.dataIndex];
+              return (b ? 'CI [' + b[0].toFixed(3) + ', ' + b[1].toFixed(3) + '] ms · ' : '') +
+                spec.statuses[c.dataIndex] + (spec.samples_per_s[c.dataIndex] !== null ?
+                ' · ' + Math.round(spec.samples_per_s[c.dataIndex]) + ' samples/s' : '');
+            } } } }
+        }),
+        plugins: [errorBarPlugin]
+      };
+    }
     throw new Error('unknown chart kind ' + spec.kind);
   }
 
