@@ -109,7 +109,7 @@ void write_trend_page(const History& h, const std::string& file, const std::stri
   std::ostringstream page;
   render_history_html(page, h.path(), trends, HtmlReporter().chartjs_path());
   write_file_durably(file, page.str());
-  out << "wrote " << file << " (" << trends.size() << " scenarios)\n";
+  out << "wrote " << file << " (" << trends.size() << (trends.size() == 1 ? " scenario)\n" : " scenarios)\n");
 }
 
 int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {

@@ -88,7 +88,10 @@ std::vector<std::string> short_labels(const std::vector<const ScenarioResult*>& 
       });
       if (!shared) label += (label.empty() ? "" : "/") + parts[m][i];
     }
-    out.push_back(label.empty() ? members[m]->id : label);
+    // A lone scenario: everything but the model, which the title names.
+    const std::string& id = members[m]->id;
+    if (label.empty()) label = id.find('/') == std::string::npos ? id : id.substr(id.find('/') + 1);
+    out.push_back(label);
   }
   return out;
 }
