@@ -94,12 +94,20 @@ void write_html(const RunResult& run, HtmlReporter& reporter, const std::filesys
   reporter.render(run, ctx);
 }
 
-TEST(HtmlReportInBrowser, DrawsEveryChartWithoutErrors) {
-  const std::string browser = find_chromium();
-  if (browser.empty()) GTEST_SKIP() << "chromium is not installed";
+// Pages drawn with Chart.js: skipped without Chromium or Chart.js.
+class ChartsInBrowser : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    browser = find_chromium();
+    if (browser.empty()) GTEST_SKIP() << "chromium is not installed";
+    if (!std::filesystem::exists(reporter.chartjs_path()))
+      GTEST_SKIP() << "Chart.js not found at '" << reporter.chartjs_path() << "' (libjs-chart.js)";
+  }
+  std::string browser;
   HtmlReporter reporter;
-  if (!std::filesystem::exists(reporter.chartjs_path()))
-    GTEST_SKIP() << "Chart.js not found at '" << reporter.chartjs_path() << "' (libjs-chart.js)";
+};
+
+TEST_F(ChartsInBrowser, DrawsEveryChartWithoutErrors) {
 
   const auto run = test::fixture_run();
   const auto dir = test::scratch_dir("html_browser");
@@ -141,12 +149,7 @@ TEST(HtmlReportInBrowser, DrawsEveryChartWithoutErrors) {
   EXPECT_GT(std::filesystem::file_size(shot), 20000u) << "a blank page compresses far smaller";
 }
 
-TEST(HtmlReportInBrowser, HistoryPageDrawsATrendPerScenario) {
-  const std::string browser = find_chromium();
-  if (browser.empty()) GTEST_SKIP() << "chromium is not installed";
-  HtmlReporter reporter;
-  if (!std::filesystem::exists(reporter.chartjs_path()))
-    GTEST_SKIP() << "Chart.js not found at '" << reporter.chartjs_path() << "' (libjs-chart.js)";
+TEST_F(ChartsInBrowser, HistoryPageDrawsATrendPerScenario) {
   std::vector<ScenarioTrend> trends;
   for (const auto& s : test::fixture_run().scenarios) {
     ScenarioTrend t{s.id, {}};
