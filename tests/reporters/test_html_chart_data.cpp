@@ -66,6 +66,27 @@ TEST(HtmlChartData, LossCurvesAreSmallMultiplesMarkedAtTheCommonStep) {
   EXPECT_EQ(drawn, expected);
 }
 
+TEST(HtmlChartData, LossDifferenceAgainstTheFp32Twin) {
+  const auto run = fixture_run();
+  const auto charts = charts_of_kind(html_chart_data(run), "loss_difference");
+  ASSERT_FALSE(charts.empty());
+  bool saw_failed_parity = false;
+  for (const auto& chart : charts)
+    for (const auto& d : chart.at("datasets")) {
+      const ScenarioResult* s = find_scenario(run, d.at("scenario").get<std::string>());
+      ASSERT_TRUE(s && s->loss_parity);
+      const ScenarioResult* ref = find_scenario(run, s->loss_parity->reference_id);
+      ASSERT_NE(ref, nullptr);
+      EXPECT_EQ(d.at("reference"), ref->id);
+      EXPECT_EQ(d.at("parity_ok"), s->loss_parity->ok);
+      saw_failed_parity |= !s->loss_parity->ok;
+      ASSERT_EQ(d.at("data").size(), std::min(s->loss_curve.size(), ref->loss_curve.size()));
+      const std::size_t last = d.at("data").size() - 1;
+      EXPECT_NEAR(d.at("data").at(last).get<double>(), s->loss_curve[last] - ref->loss_curve[last], 1e-4);
+    }
+  EXPECT_TRUE(saw_failed_parity) << "the fixture's drifting bf16 transformer";
+}
+
 TEST(HtmlChartData, StepTimesInOrderWithSegmentStarts) {
   const auto run = fixture_run();
   const auto steps = charts_of_kind(html_chart_data(run), "step_times");

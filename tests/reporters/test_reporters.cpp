@@ -303,7 +303,8 @@ TEST(HtmlChartData, ListsTheExpectedCharts) {
   // precision, its two transformer scenarios share one chart.
   EXPECT_EQ(ids, (std::vector<std::string>{"speedup", "phases", "throughput-workers", "throughput-batch",
                                            "capacity-transformer-amp_bf16", "loss-mlp-fp32",
-                                           "loss-mlp-amp_bf16", "loss-transformer", "steps-mlp-fp32",
+                                           "loss-mlp-amp_bf16", "loss-transformer", "loss-difference-mlp",
+                                           "loss-difference-transformer", "steps-mlp-fp32",
                                            "steps-mlp-amp_bf16", "steps-transformer"}));
   const auto& speedup = data.at("charts").at(0);
   // Baselines are not bars; the drifting bf16 transformer is marked.

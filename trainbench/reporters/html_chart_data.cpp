@@ -186,34 +186,81 @@ json scaling_chart(const std::vector<const ScenarioResult*>& ok, const std::stri
           {"datasets", datasets}};
 }
 
+// One chart per small-multiple group of `scenarios`: `series(scenario)` gives a member's dataset
+// (its short label and id are added), `chart(group name)` the chart around the group's datasets.
+template <typename Series, typename Chart>
+std::vector<json> small_multiples(const std::vector<const ScenarioResult*>& scenarios, Series series, Chart chart) {
+  std::vector<json> charts;
+  for (const auto& group : small_multiple_groups(scenarios)) {
+    const auto labels = short_labels(group.members);
+    json datasets = json::array();
+    for (std::size_t i = 0; i < group.members.size(); ++i) {
+      json dataset = series(*group.members[i]);
+      dataset["label"] = labels[i];
+      dataset["scenario"] = group.members[i]->id;
+      datasets.push_back(std::move(dataset));
+    }
+    json spec = chart(group.name);
+    spec["datasets"] = std::move(datasets);
+    charts.push_back(std::move(spec));
+  }
+  return charts;
+}
+
 std::vector<json> loss_charts(const std::vector<const ScenarioResult*>& ok, std::size_t common) {
   std::vector<const ScenarioResult*> with_loss;
   for (const auto* s : ok)
     if (!s->loss_curve.empty()) with_loss.push_back(s);
-  std::vector<json> charts;
-  for (const auto& group : small_multiple_groups(with_loss)) {
-    const auto labels = short_labels(group.members);
-    json datasets = json::array();
-    for (std::size_t i = 0; i < group.members.size(); ++i) {
-      json values = json::array();
-      for (double v : group.members[i]->loss_curve) values.push_back(round6(v));
-      datasets.push_back({{"label", labels[i]},
-                          {"scenario", group.members[i]->id},
-                          {"precision", to_string(group.members[i]->params.precision)},
-                          {"data", values}});
-    }
-    charts.push_back({{"id", "loss-" + chart_slug(group.name)},
-                      {"kind", "loss"},
-                      {"group", "loss"},
-                      {"title", "Loss per optimizer step: " + group.name},
-                      {"caption", "Warm-up included. Curves differ in length; the dotted line marks step " +
-                                      std::to_string(common) + ", the last step every scenario reached."},
-                      {"common_step", common},
-                      {"x_title", "optimizer step"},
-                      {"y_title", "loss"},
-                      {"datasets", datasets}});
+  return small_multiples(
+      with_loss,
+      [](const ScenarioResult& s) {
+        json values = json::array();
+        for (double v : s.loss_curve) values.push_back(round6(v));
+        return json{{"precision", to_string(s.params.precision)}, {"data", values}};
+      },
+      [&](const std::string& group) {
+        return json{{"id", "loss-" + chart_slug(group)},
+                    {"kind", "loss"},
+                    {"group", "loss"},
+                    {"title", "Loss per optimizer step: " + group},
+                    {"caption", "Warm-up included. Curves differ in length; the dotted line marks step " +
+                                    std::to_string(common) + ", the last step every scenario reached."},
+                    {"common_step", common},
+                    {"x_title", "optimizer step"},
+                    {"y_title", "loss"}};
+      });
+}
+
+// Each reduced-precision scenario's loss minus its fp32 twin's (extra.loss_parity's reference),
+// step by step over the steps both recorded: curves that overlap in the loss charts part here.
+// The same small-multiple groups as the loss charts.
+std::vector<json> loss_difference_charts(const RunResult& run, const std::vector<const ScenarioResult*>& ok) {
+  std::vector<const ScenarioResult*> with_twin;
+  for (const auto* s : ok) {
+    if (!s->loss_parity || s->loss_curve.empty()) continue;
+    const ScenarioResult* ref = find_scenario(run, s->loss_parity->reference_id);
+    if (ref && !ref->loss_curve.empty()) with_twin.push_back(s);
   }
-  return charts;
+  return small_multiples(
+      with_twin,
+      [&](const ScenarioResult& s) {
+        const ScenarioResult& ref = *find_scenario(run, s.loss_parity->reference_id);
+        json values = json::array();
+        for (std::size_t k = 0; k < std::min(s.loss_curve.size(), ref.loss_curve.size()); ++k)
+          values.push_back(round6(s.loss_curve[k] - ref.loss_curve[k]));
+        return json{{"reference", ref.id}, {"parity_ok", s.loss_parity->ok}, {"data", values}};
+      },
+      [](const std::string& group) {
+        return json{{"id", "loss-difference-" + chart_slug(group)},
+                    {"kind", "loss_difference"},
+                    {"group", "loss"},
+                    {"title", "Loss minus the fp32 twin's loss: " + group},
+                    {"caption", "0 = the same loss as the fp32 scenario with the same other settings. The "
+                                "loss-parity verdict compares the mean of the last steps against its "
+                                "tolerance; dashed lines: scenarios that failed it."},
+                    {"x_title", "optimizer step"},
+                    {"y_title", "loss − fp32 loss"}};
+      });
 }
 
 // Every measured step in order: warm-up effects and drift show as trends, segment boundaries
@@ -222,31 +269,25 @@ std::vector<json> step_time_charts(const std::vector<const ScenarioResult*>& ok)
   std::vector<const ScenarioResult*> timed;
   for (const auto* s : ok)
     if (!s->step_times_s.empty()) timed.push_back(s);
-  std::vector<json> charts;
-  for (const auto& group : small_multiple_groups(timed)) {
-    const auto labels = short_labels(group.members);
-    json datasets = json::array();
-    for (std::size_t i = 0; i < group.members.size(); ++i) {
-      const ScenarioResult& s = *group.members[i];
-      json values = json::array(), boundaries = json::array();
-      for (double v : s.step_times_s) values.push_back(round6(v * 1e3));
-      int at = 0;
-      for (std::size_t k = 0; k + 1 < s.segments.size(); ++k) boundaries.push_back(at += s.segments[k].steps);
-      datasets.push_back({{"label", labels[i]}, {"scenario", s.id},
-                          {"precision", to_string(s.params.precision)}, {"data", values},
-                          {"segment_starts", boundaries}});
-    }
-    charts.push_back({{"id", "steps-" + chart_slug(group.name)},
-                      {"kind", "step_times"},
-                      {"group", "steps"},
-                      {"title", "Step time over measured steps: " + group.name},
-                      {"caption", "Warm-up steps are not measured and not shown; dotted lines: where a new "
-                                  "segment (round of the interleaved schedule) began, after its re-warm."},
-                      {"x_title", "measured step"},
-                      {"y_title", "ms per optimizer step"},
-                      {"datasets", datasets}});
-  }
-  return charts;
+  return small_multiples(
+      timed,
+      [](const ScenarioResult& s) {
+        json values = json::array(), boundaries = json::array();
+        for (double v : s.step_times_s) values.push_back(round6(v * 1e3));
+        int at = 0;
+        for (std::size_t k = 0; k + 1 < s.segments.size(); ++k) boundaries.push_back(at += s.segments[k].steps);
+        return json{{"precision", to_string(s.params.precision)}, {"data", values}, {"segment_starts", boundaries}};
+      },
+      [](const std::string& group) {
+        return json{{"id", "steps-" + chart_slug(group)},
+                    {"kind", "step_times"},
+                    {"group", "steps"},
+                    {"title", "Step time over measured steps: " + group},
+                    {"caption", "Warm-up steps are not measured and not shown; dotted lines: where a new "
+                                "segment (round of the interleaved schedule) began, after its re-warm."},
+                    {"x_title", "measured step"},
+                    {"y_title", "ms per optimizer step"}};
+      });
 }
 
 const MemoryFitEntry* fit_for(const RunCapacitySection& c, const BatchSearchEntry& b) {
@@ -309,6 +350,7 @@ json html_chart_data(const RunResult& run) {
     if (!chart.is_null()) charts.push_back(std::move(chart));
   for (auto& chart : capacity_charts(run)) charts.push_back(std::move(chart));
   for (auto& chart : loss_charts(ok, report::common_loss_step(run))) charts.push_back(std::move(chart));
+  for (auto& chart : loss_difference_charts(run, ok)) charts.push_back(std::move(chart));
   for (auto& chart : step_time_charts(ok)) charts.push_back(std::move(chart));
   return {{"run_id", run.run_id},
           {"matrix", run.matrix_name},

@@ -21,6 +21,8 @@ namespace tb {
 //   "loss"        small multiples: loss curves of one model (one model × precision when the
 //                 model has more than 4 scenarios), one line per scenario, short labels, and
 //                 the last step every scenario reached (report::common_loss_step)
+//   "loss_difference"  each reduced-precision scenario's loss minus its fp32 twin's
+//                 (extra.loss_parity.reference_id) per step, dashed where parity failed
 //   "step_times"  the same groups: every measured step time in order, segment starts marked
 // Charts drawn as small multiples carry "group" ("loss", "steps", "capacity").
 nlohmann::json html_chart_data(const RunResult& run);

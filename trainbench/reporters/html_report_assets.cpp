@@ -324,6 +324,22 @@ const char* const kDrawScriptBody = R"js(  var VERDICT_COLORS = { faster: '#2da4
       };
     }
     if (spec.kind === 'capacity') return capacityConfig(spec, base);
+    if (spec.kind === 'loss_difference') {
+      return {
+        type: 'line',
+        data: { datasets: lineSeries(spec).map(function (ds, i) {
+          return Object.assign(ds, { borderDash: spec.datasets[i].parity_ok ? [] : [6, 3] });
+        }) },
+        options: Object.assign(base, {
+          interaction: { mode: 'nearest', intersect: false },
+          scales: axes(spec.x_title, spec.y_title, { type: 'linear', ticks: { precision: 0 } }),
+          plugins: { legend: legend(), tooltip: { callbacks: { title: scenarioTitle(spec),
+            afterTitle: function (items) {
+              return items.length ? 'vs ' + spec.datasets[items[0].datasetIndex].reference : '';
+            } } } }
+        })
+      };
+    }
     if (spec.kind === 'trend') {
       return {
         type: 'line',
