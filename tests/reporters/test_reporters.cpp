@@ -301,12 +301,12 @@ TEST(HtmlChartData, ListsTheExpectedCharts) {
   for (const auto& c : data.at("charts")) ids.push_back(c.at("id"));
   // Loss and step-time charts are small multiples: the fixture's five mlp scenarios split by
   // precision, its two transformer scenarios share one chart.
-  EXPECT_EQ(ids, (std::vector<std::string>{"speedup", "phases", "throughput-workers", "throughput-batch",
-                                           "capacity-transformer-amp_bf16", "loss-mlp-fp32",
+  EXPECT_EQ(ids, (std::vector<std::string>{"capacity-transformer-amp_bf16", "speedup", "phases",
+                                           "throughput-workers", "throughput-batch", "loss-mlp-fp32",
                                            "loss-mlp-amp_bf16", "loss-transformer", "loss-difference-mlp",
                                            "loss-difference-transformer", "steps-mlp-fp32",
                                            "steps-mlp-amp_bf16", "steps-transformer"}));
-  const auto& speedup = data.at("charts").at(0);
+  const auto& speedup = data.at("charts").at(1);
   // Baselines are not bars; the drifting bf16 transformer is marked.
   EXPECT_EQ(speedup.at("labels").size(), 5u);
   EXPECT_EQ(speedup.at("loss_parity_ok").back(), false);

@@ -345,10 +345,11 @@ std::string chart_slug(const std::string& name) {
 json html_chart_data(const RunResult& run) {
   const auto ok = ok_scenarios(run);
   json charts = json::array();
+  // A capacity run's point is its batch-size search: those charts come first.
+  for (auto& chart : capacity_charts(run)) charts.push_back(std::move(chart));
   for (json chart : {speedup_chart(ok), phases_chart(ok), scaling_chart(ok, "workers"),
                      scaling_chart(ok, "batch")})
     if (!chart.is_null()) charts.push_back(std::move(chart));
-  for (auto& chart : capacity_charts(run)) charts.push_back(std::move(chart));
   for (auto& chart : loss_charts(ok, report::common_loss_step(run))) charts.push_back(std::move(chart));
   for (auto& chart : loss_difference_charts(run, ok)) charts.push_back(std::move(chart));
   for (auto& chart : step_time_charts(ok)) charts.push_back(std::move(chart));
