@@ -4,6 +4,7 @@
 // must not scroll sideways and at 1400 px no table either. Screenshots are left at
 // TB_BINARY_DIR/report_screenshot*.png for people to look at. Skipped where Chromium or Chart.js
 // is not installed.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -178,6 +179,51 @@ TEST_F(ChartsInBrowser, HistoryPageDrawsATrendPerScenario) {
   EXPECT_EQ(attribute(dom.output, "data-drawn"), expected);
   EXPECT_EQ(attribute(dom.output, "data-errors"), 0);
   EXPECT_EQ(expect_charts_laid_out(dom.output, "history 900 px"), expected);
+}
+
+// Clicks the scenario table's samples/s header twice (a script the test appends to the page)
+// and reads the column's order after each click from data attributes.
+TEST(HtmlReportInBrowser, ClickingAHeaderSortsNumerically) {
+  const std::string browser = find_chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed";
+  HtmlReporter reporter("/nonexistent/chart.min.js");  // sorting needs no Chart.js
+  const auto dir = test::scratch_dir("html_browser_sort");
+  const auto page = dir / "report.html";
+  write_html(test::fixture_run(), reporter, page);
+  std::string html = test::read_text(page);
+  const std::string clicker = R"(<script>(function () {
+  var t = document.getElementById('tb-scenarios'), head = t.rows[0].cells, col = -1;
+  for (var i = 0; i < head.length; i++) if (head[i].textContent === 'samples/s') col = i;
+  function column() {
+    var v = [];
+    for (var r = 1; r < t.rows.length; r++)
+      if (t.rows[r].cells.length === head.length) v.push(t.rows[r].cells[col].textContent);
+    return v.join('|');
+  }
+  head[col].click(); t.dataset.first = column();
+  head[col].click(); t.dataset.second = column();
+})();</script>
+</body>)";
+  html.replace(html.rfind("</body>"), 7, clicker);
+  std::ofstream(page) << html;
+
+  const auto dom = test::run_command(chromium_command(browser, dir) + " --dump-dom file://" + page.string() +
+                                     " 2>/dev/null");
+  ASSERT_EQ(dom.exit_code, 0);
+  auto values = [&](const std::string& name) {
+    std::smatch m;
+    std::vector<double> v;
+    if (!std::regex_search(dom.output, m, std::regex("id=\"tb-scenarios\"[^>]*data-" + name + "=\"([^\"]*)\"")))
+      return v;
+    std::stringstream ss(m[1].str());
+    for (std::string cell; std::getline(ss, cell, '|');) v.push_back(std::stod(cell));
+    return v;
+  };
+  const auto ascending = values("first"), descending = values("second");
+  ASSERT_GT(ascending.size(), 3u) << dom.output.substr(0, 2000);
+  EXPECT_TRUE(std::is_sorted(ascending.begin(), ascending.end()));
+  EXPECT_TRUE(std::is_sorted(descending.rbegin(), descending.rend()));
+  EXPECT_EQ(ascending.size(), descending.size());
 }
 
 TEST(HtmlReportInBrowser, WithoutChartJsTheNoteShowsAndNothingThrows) {
