@@ -248,7 +248,8 @@ std::vector<json> loss_difference_charts(const RunResult& run, const std::vector
         json values = json::array();
         for (std::size_t k = 0; k < std::min(s.loss_curve.size(), ref.loss_curve.size()); ++k)
           values.push_back(round6(s.loss_curve[k] - ref.loss_curve[k]));
-        return json{{"reference", ref.id}, {"parity_ok", s.loss_parity->ok}, {"data", values}};
+        return json{{"reference", ref.id}, {"parity_ok", s.loss_parity->ok},
+                    {"precision", to_string(s.params.precision)}, {"data", values}};
       },
       [](const std::string& group) {
         return json{{"id", "loss-difference-" + chart_slug(group)},
