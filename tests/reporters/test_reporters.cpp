@@ -308,9 +308,14 @@ TEST(HtmlChartData, ListsTheExpectedCharts) {
   const auto data = html_chart_data(fixture_run());
   std::vector<std::string> ids;
   for (const auto& c : data.at("charts")) ids.push_back(c.at("id"));
-  EXPECT_EQ(ids, (std::vector<std::string>{"speedup", "phases", "throughput-workers",
-                                           "throughput-batch", "loss-mlp", "loss-transformer"}));
-  const auto& speedup = data.at("charts").at(0);
+  // Loss and step-time charts are small multiples: the fixture's five mlp scenarios split by
+  // precision, its two transformer scenarios share one chart.
+  EXPECT_EQ(ids, (std::vector<std::string>{"capacity-transformer-amp_bf16", "speedup", "phases",
+                                           "throughput-workers", "throughput-batch", "loss-mlp-fp32",
+                                           "loss-mlp-amp_bf16", "loss-transformer", "loss-difference-mlp",
+                                           "loss-difference-transformer", "steps-mlp-fp32",
+                                           "steps-mlp-amp_bf16", "steps-transformer"}));
+  const auto& speedup = data.at("charts").at(1);
   // Baselines are not bars; the drifting bf16 transformer is marked.
   EXPECT_EQ(speedup.at("labels").size(), 5u);
   EXPECT_EQ(speedup.at("loss_parity_ok").back(), false);
@@ -329,11 +334,19 @@ TEST(HtmlReporter, InlinesChartJsAndLinksTraces) {
   if (reporter.chartjs_path().empty() || !std::filesystem::exists(reporter.chartjs_path()))
     GTEST_SKIP() << "Chart.js not installed (libjs-chart.js)";
   const auto run = fixture_run();
+  // Every trace the fixture names exists beside results.json; the report goes one folder down.
+  const auto dir = test::scratch_dir("html_trace_links");
+  for (const auto& s : run.scenarios)
+    if (s.profile)
+      for (const auto& [kind, path] : s.profile->traces) {
+        std::filesystem::create_directories((dir / path).parent_path());
+        std::ofstream(dir / path) << "{}";
+      }
   std::ostringstream os;
   ReportContext ctx;
   ctx.out = &os;
-  ctx.results_dir = "/runs/r1";
-  ctx.report_dir = "/runs/r1/html";
+  ctx.results_dir = dir.string();
+  ctx.report_dir = (dir / "html").string();
   reporter.render(run, ctx);
   const std::string html = os.str();
   EXPECT_EQ(html.find("tb-charts-missing"), std::string::npos);

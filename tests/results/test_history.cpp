@@ -138,6 +138,42 @@ TEST_F(HistoryTest, TrendOfOneScenarioOldestFirst) {
   EXPECT_TRUE(h.trend("nothing").empty());
 }
 
+TEST_F(HistoryTest, ScenarioIdsInFirstRecordedOrderAndByMatrix) {
+  History h(db_);
+  record_three(h);
+  auto other = make_run("r4", {make_scenario("gpt", Precision::fp32, 8, jittered(0.02, 0.01, 20, 7))},
+                        "Test CPU 9000", "2026-01-04T00:00:00Z", "dddd4444");
+  other.matrix_name = "other";
+  h.record(other, "results/r4");
+  EXPECT_EQ(h.scenario_ids(), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "cnn/fp32/w0/a1/b32",
+                                                         "gpt/fp32/w0/a1/b8"}));
+  EXPECT_EQ(h.scenario_ids("other"), (std::vector<std::string>{"gpt/fp32/w0/a1/b8"}));
+  EXPECT_TRUE(h.scenario_ids("nothing").empty());
+}
+
+TEST_F(HistoryTest, HistoryCommandWritesATrendPagePerScenario) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  const auto page = (dir_ / "trend.html").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--html", page}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("(2 scenarios)"), std::string::npos) << out.str();
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("\"id\": \"trend-mlp-fp32-w0-a1-b32\""), std::string::npos);
+  EXPECT_NE(html.find("\"id\": \"trend-cnn-fp32-w0-a1-b32\""), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"tb-trends\">"), std::string::npos);
+
+  out.str("");
+  ASSERT_EQ(cmd_history({"--db", db_, "--html", page, "--scenario", "cnn/fp32/w0/a1/b32"}, out, err), 0);
+  EXPECT_NE(out.str().find("(1 scenario)"), std::string::npos) << out.str();
+  err.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--html", page, "--matrix", "nope"}, out, err), 2);
+  EXPECT_NE(err.str().find("--matrix: no recorded results for 'nope'"), std::string::npos) << err.str();
+}
+
 TEST_F(HistoryTest, RunWithoutStartTimeGetsRecordingTime) {
   History h(db_);
   auto run = make_run("no-time", {});

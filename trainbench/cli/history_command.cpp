@@ -1,11 +1,17 @@
-// trainbench history: recorded runs, or one scenario's trend with an ASCII sparkline.
+// trainbench history: recorded runs, one scenario's trend with an ASCII sparkline, or an HTML
+// page with a trend chart per scenario.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/reporters/history_html.hpp>
+#include <trainbench/reporters/html_reporter.hpp>
+#include <trainbench/results/durable_file.hpp>
 #include <trainbench/support/text_table.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
@@ -91,11 +97,28 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
       << '\n';
 }
 
+// Every scenario (of `matrix` when given, or just `scenario`) with its trend, on one page.
+void write_trend_page(const History& h, const std::string& file, const std::string& matrix,
+                      const std::string& scenario, int limit, std::ostream& out) {
+  std::vector<ScenarioTrend> trends;
+  const auto ids = scenario.empty() ? h.scenario_ids(matrix) : std::vector<std::string>{scenario};
+  for (const auto& id : ids) trends.push_back({id, h.trend(id, limit)});
+  TB_CHECK_INPUT(!trends.empty() && !trends.front().points.empty(), h.path(),
+                 scenario.empty() ? "--matrix" : "--scenario", "no recorded results",
+                 matrix.empty() && scenario.empty() ? std::string() : " for '" + (scenario.empty() ? matrix : scenario) + "'");
+  std::ostringstream page;
+  render_history_html(page, h.path(), trends, HtmlReporter().chartjs_path());
+  write_file_durably(file, page.str());
+  out << "wrote " << file << " (" << trends.size() << (trends.size() == 1 ? " scenario)\n" : " scenarios)\n");
+}
+
 int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   try {
     const std::string db = args.value_or("--db", History::kDefaultPath);
     const std::string scenario = args.value_or("--scenario", "");
     const std::string record = args.value_or("--record", "");
+    const std::string html = args.value_or("--html", "");
+    const std::string matrix = args.value_or("--matrix", "");
     int limit = 0;
     if (const auto v = args.value("--limit")) {
       try {
@@ -112,6 +135,8 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       const RunResult run = load_results(record);
       history.record(run, record);
       out << "recorded run " << run.run_id << " in " << db << '\n';
+    } else if (!html.empty()) {
+      write_trend_page(history, html, matrix, scenario, limit, out);
     } else if (!scenario.empty()) {
       print_trend(history, scenario, limit, out);
     } else {
@@ -132,14 +157,20 @@ const Command& history_command() {
   static const Command command{
       {.name = "history",
        .summary = "runs recorded in results/history.sqlite, or one scenario's trend",
-       .synopses = {"[--db PATH] [--scenario ID] [--limit N]", "[--db PATH] --record RESULTS"},
+       .synopses = {"[--db PATH] [--scenario ID] [--limit N]",
+                    "[--db PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
+                    "[--db PATH] --record RESULTS"},
        .description =
            "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
-           "step time of one scenario across runs (oldest first) with a sparkline.\n",
+           "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
+           "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
+           "of one matrix, or one scenario.\n",
        .positionals = {},
        .options = {{"--db", "PATH", "history database (default results/history.sqlite)"},
                    {"--scenario", "ID", "trend of one scenario, e.g. mlp/fp32/w0/a1/b64"},
                    {"--limit", "N", "at most N runs (the newest)"},
+                   {"--html", "FILE", "write an HTML page with a trend chart per scenario"},
+                   {"--matrix", "NAME", "with --html: only scenarios of runs of this matrix"},
                    {"--record", "RESULTS", "store a results directory or results.json file in the history"}},
        .epilogue = "exit codes: 0 success, 2 usage or input error, 5 the database could not be written\n"},
       show_history};

@@ -18,13 +18,6 @@ std::string signed_bytes(double n) {
 
 std::string hours(double seconds) { return fixed(seconds / 3600.0, 2); }
 
-// "512", "≥512 (search limit)" when the limit itself fit, "none fits" when nothing did.
-std::string max_batch_cell(const BatchSearchEntry& b) {
-  if (b.max_batch <= 0) return "none fits";
-  const std::string n = std::to_string(b.max_batch);
-  return b.hit_limit ? "≥" + n + " (search limit)" : n;
-}
-
 // "32✓ 128✓ 1024✗": every probe in the order taken, ✓ fits, ✗ does not.
 std::string probes_cell(const BatchSearchEntry& b) {
   if (b.probes.empty()) return "-";
@@ -35,6 +28,12 @@ std::string probes_cell(const BatchSearchEntry& b) {
 }
 
 }  // namespace
+
+std::string max_batch_cell(const BatchSearchEntry& b) {
+  if (b.max_batch <= 0) return "none fits";
+  const std::string n = std::to_string(b.max_batch);
+  return b.hit_limit ? "≥" + n + " (search limit)" : n;
+}
 
 std::string mfu_cell(const ScenarioCapacitySection& c) {
   if (c.peak_flops_per_s <= 0) return "-";

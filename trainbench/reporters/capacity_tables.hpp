@@ -18,6 +18,8 @@ TextTable scenario_capacity_table(const RunResult& run);
 std::string mfu_cell(const ScenarioCapacitySection& c);
 // (scenario id, capacity.mfu_error) for every ok scenario whose MFU is a measurement error.
 std::vector<std::pair<std::string, std::string>> mfu_errors(const RunResult& run);
+// "512", "≥512 (search limit)" when the limit itself fit, "none fits" when nothing did.
+std::string max_batch_cell(const BatchSearchEntry& b);
 // One row per run.extra.capacity.batch_search entry.
 TextTable batch_search_table(const RunCapacitySection& capacity);
 // One row per run.extra.capacity.memory_fit entry (peak = fixed + per-sample x batch).

@@ -2,6 +2,7 @@
 
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/findings.hpp>
+#include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -76,9 +77,10 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     os << '\n';
   }
 
+  const std::size_t loss_step = common_loss_step(run);
   TextTable table;
   table.titles = {"scenario",  "status",           "eff. batch", "step ms",        "±CI ms",  "samples/s",
-                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "bound", "loss start→end", "skipped",
+                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "bound", loss_column_title(loss_step), "skipped",
                   "peak mem"};
   table.right = {false, false, true, true, true, true, false, false, false, false, true, true};
   auto& rows = table.rows;
@@ -91,7 +93,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
     rows.push_back({s.id, status_cell(s), std::to_string(global_batch(s.params)), millis(s.step_time_s.median),
                     ci_halfwidth_ms(s), rate(s.samples_per_s), speed, phase_shares(s), bottleneck_cell(s),
-                    fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4),
+                    loss_cell(s, loss_step),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }
   print_table(os, table);

@@ -11,7 +11,8 @@
 #include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
-#include <trainbench/reporters/html_report_assets.hpp>
+#include <trainbench/reporters/html_page.hpp>
+#include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 
@@ -21,36 +22,8 @@ namespace {
 
 using namespace report;
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// Text placed inside <script> must not close the element early.
-std::string script_safe(std::string text) {
-  for (std::size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos; pos += 3)
-    text.replace(pos, 2, "<\\/");
-  return text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using html_page::esc;
+using html_page::script_safe;
 
 std::string num_td(const std::string& v) { return "<td class=\"num\">" + esc(v) + "</td>"; }
 std::string td(const std::string& v) { return "<td>" + esc(v) + "</td>"; }
@@ -143,10 +116,11 @@ void render_header(std::ostream& os, const RunResult& run) {
 }
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+  const std::size_t loss_step = common_loss_step(run);
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
         "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
         "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
-        "<th>bound</th><th>loss start→end</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
+        "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
   for (const auto& s : run.scenarios) {
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
@@ -168,7 +142,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
       os << num_td(speedup_interval(*c))
          << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
          << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
-    std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
+    const std::string loss = loss_cell(s, loss_step);
     os << td(phase_shares(s)) << td(bottleneck_cell(s)) << "<td>" << esc(loss);
     if (drifted)
       os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
@@ -177,8 +151,11 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
        << "<td>";
     bool first = true;
     for (const auto& [kind, path] : traces_of(s)) {
-      os << (first ? "" : " · ") << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(kind)
-         << "</a>";
+      os << (first ? "" : " · ");
+      if (trace_present(ctx, path))
+        os << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(kind) << "</a>";
+      else
+        os << esc(kind) << " <span class=\"warn\">missing</span>";
       first = false;
     }
     if (first) os << "-";
@@ -267,7 +244,7 @@ void render_capacity(std::ostream& os, const RunResult& run) {
         probes += p.fits ? rate(p.samples_per_s) + ", " + bytes(p.peak_bytes) : std::string("does not fit");
       }
       os << "<tr>" << td(b.model.empty() ? "-" : b.model) << td(b.precision.empty() ? "-" : b.precision)
-         << num_td(std::to_string(b.max_batch)) << num_td(std::to_string(b.best_batch))
+         << num_td(max_batch_cell(b)) << num_td(std::to_string(b.best_batch))
          << num_td(rate(b.best_samples_per_s)) << "<td class=\"wrap\">" << esc(probes)
          << "</td></tr>\n";
     }
@@ -353,22 +330,11 @@ std::string HtmlReporter::data_block(const RunResult& run) {
 
 void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   std::ostream& os = *ctx.out;
-  const std::string chartjs = chartjs_path_.empty() ? std::string() : read_file(chartjs_path_);
+  const std::string chartjs = html_page::read_chartjs(chartjs_path_);
 
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>trainbench " << esc(run.run_id) << "</title>\n<style>" << html_assets::kStyle
-     << "</style>\n<script>" << html_assets::kPrelude << "</script>\n</head>\n<body>\n";
+  html_page::open(os, "trainbench " + run.run_id);
   render_header(os, run);
-
-  os << "<h2>Charts</h2>\n";
-  if (chartjs.empty())
-    os << "<p class=\"note\" id=\"tb-charts-missing\">Charts are not available: Chart.js could not "
-          "be read from <code>"
-       << esc(chartjs_path_.empty() ? "(no path configured)" : chartjs_path_)
-       << "</code>. Install libjs-chart.js or set TRAINBENCH_CHARTJS to a chart.min.js file and "
-          "re-run <code>trainbench report</code>. The tables below have every number.</p>\n";
-  os << "<p id=\"tb-chart-status\" data-drawn=\"0\" data-errors=\"0\"></p>\n"
-     << "<div class=\"charts\" id=\"tb-charts\"></div>\n";
+  html_page::chart_slots(os, chartjs, chartjs_path_, "trainbench report");
 
   render_scenarios(os, run, ctx);
   render_profiling(os, run, ctx);
@@ -381,9 +347,7 @@ void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   }
   os << "<p class=\"meta\">Generated by trainbench " << TRAINBENCH_VERSION << ".</p>\n";
 
-  os << "<script type=\"application/json\" id=\"tb-data\">\n" << data_block(run) << "\n</script>\n";
-  if (!chartjs.empty()) os << "<script>\n" << script_safe(chartjs) << "\n</script>\n";
-  os << "<script>" << html_assets::draw_script() << "</script>\n</body>\n</html>\n";
+  html_page::close(os, data_block(run), chartjs);
 }
 
 }  // namespace tb

@@ -3,6 +3,7 @@
 #include <trainbench/reporters/findings.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -214,8 +215,9 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   for (const auto& w : warnings) os << "- " << w << '\n';
   if (!warnings.empty()) os << '\n';
 
+  const std::size_t loss_step = common_loss_step(run);
   os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
-        "phases % d/h/f/b/o[/c] | bound | loss start→end | peak mem |\n";
+        "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
   os << "|---|---|--:|--:|--:|--:|---|---|---|---|--:|\n";
   for (const auto& s : run.scenarios) {
     os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
@@ -235,7 +237,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     else
       os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
          << (drifted ? " ⚠️ loss parity" : "") << " | ";
-    std::string loss = fixed(s.loss_start, 4) + "→" + fixed(s.loss_end, 4);
+    std::string loss = loss_cell(s, loss_step);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
     os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
   }

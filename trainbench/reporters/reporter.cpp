@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <trainbench/reporters/capacity_comparisons.hpp>
 #include <trainbench/reporters/console_reporter.hpp>
 #include <trainbench/reporters/csv_reporter.hpp>
 #include <trainbench/reporters/gbench_reporter.hpp>
@@ -17,7 +18,8 @@ namespace tb {
 
 void Reporter::render(const RunResult& run, const ReportContext& ctx) {
   if (ctx.out == nullptr) throw std::invalid_argument(name() + " reporter: no output stream");
-  do_render(run, ctx);
+  if (report::is_capacity_run(run)) do_render(report::without_speedups(run), ctx);
+  else do_render(run, ctx);
   ctx.out->flush();
 }
 

@@ -293,6 +293,18 @@ std::optional<RunResult> History::find_before(const std::string& run_id) const {
   return std::nullopt;
 }
 
+std::vector<std::string> History::scenario_ids(const std::string& matrix) const {
+  // Ordered by the first run that recorded each scenario, so a matrix's scenarios keep their order.
+  Statement q(db_, path_,
+              "SELECT s.scenario_id FROM scenario_results s JOIN runs r ON r.run_id = s.run_id "
+              "WHERE ?1 = '' OR r.matrix = ?1 GROUP BY s.scenario_id "
+              "ORDER BY MIN(r.started_at), MIN(r.rowid), MIN(s.rowid)");
+  q.bind(1, matrix);
+  std::vector<std::string> out;
+  while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
 std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit) const {
   const std::string sql =
       std::string("SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "

@@ -61,6 +61,10 @@ class History {
   // The newest run ordered before run_id (nullopt if run_id is unknown or the oldest).
   std::optional<RunResult> find_before(const std::string& run_id) const;
 
+  // Every scenario id recorded (in runs of `matrix` when not empty), in the order they were
+  // first recorded.
+  std::vector<std::string> scenario_ids(const std::string& matrix = "") const;
+
   // One scenario across runs, oldest first; limit <= 0 means all (else the newest `limit`).
   std::vector<TrendPoint> trend(const std::string& scenario_id, int limit = 0) const;
 

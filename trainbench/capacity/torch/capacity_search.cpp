@@ -157,7 +157,8 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     if (options.listener) options.listener->message(std::string(to_string(r.status)) + "\n");
     run.scenarios.push_back(std::move(r));
   }
-  if (!run.scenarios.empty()) run.baseline_id = run.scenarios.front().id;
+  // No baseline: each scenario is another model or precision at its own best batch, so a
+  // speed-up between them would compare different work (reporters/capacity_comparisons.hpp).
   if (!interrupted()) add_utilization(run, spec, options.listener);
   finish_run(run, options);
   return run;
