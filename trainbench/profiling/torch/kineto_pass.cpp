@@ -3,15 +3,18 @@
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/cuda.h>
 
-#include <cstdlib>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
+#include <trainbench/profiling/host_recorder.hpp>
 #include <trainbench/profiling/torch/trace_ranges.hpp>
+#include <trainbench/results/durable_file.hpp>
 
 // torch.profiler's step() advances Kineto's step counter through this (torch._C._kineto_step).
 // Declared in torch/csrc/profiler/kineto_shim.h, which needs libkineto's headers that LibTorch's
@@ -30,22 +33,42 @@ namespace impl = torch::profiler::impl;
 // process-wide rather than through the thread-local profilerEnabled().
 std::atomic<bool> g_kineto_running{false};
 
-// Kineto's levels: 0 verbose, 1 info, 2 warning, 3 error, 4 stage. Read when Kineto initialises,
-// which LibTorch does on the first prepareProfiler.
+// Kineto's levels (ILoggerObserver.h): 0 verbose, 1 info, 2 warning, 3 stage, 4 error; 5 logs
+// nothing. Kineto reads KINETO_LOG_LEVEL when LibTorch initialises it, in the first
+// prepareProfiler. Set only without a GPU (the probe's error is then expected) and never over
+// the user's own choice.
 void quiet_gpu_probe_without_gpu() {
-  if (!torch::cuda::is_available()) ::setenv("KINETO_LOG_LEVEL", "4", /*overwrite=*/0);
+  if (!torch::cuda::is_available()) ::setenv("KINETO_LOG_LEVEL", "5", /*overwrite=*/0);
 }
 
-// Kineto writes its header before the events, so the base is in the first few kilobytes.
-std::optional<std::int64_t> read_base_time_ns(const std::string& path) {
-  std::ifstream in(path);
-  std::string head(16384, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  static const std::regex base(R"re("baseTimeNanoseconds"\s*:\s*([0-9]+))re");
-  std::smatch m;
-  if (!std::regex_search(head, m, base)) return std::nullopt;
-  return std::stoll(m[1].str());
+// Kineto names every thread after the thread that saves ("thread 123 (trainbench)"): the names
+// trainbench gave its threads (loader-N) replace them, as "thread 123 (loader-0)". Returns the
+// trace's "baseTimeNanoseconds" (nullopt if it has none).
+std::optional<std::int64_t> finish_trace(const std::string& path) {
+  nlohmann::json trace;
+  {
+    std::ifstream in(path);
+    trace = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  }
+  if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
+    throw std::runtime_error(path + ": kineto wrote no readable trace");
+  std::optional<std::int64_t> base;
+  if (trace.contains("baseTimeNanoseconds") && trace["baseTimeNanoseconds"].is_number_integer())
+    base = trace["baseTimeNanoseconds"].get<std::int64_t>();
+  const auto named = profiling::HostRecorder::named_os_threads();
+  bool renamed = false;
+  for (auto& e : trace["traceEvents"]) {
+    if (!e.is_object() || e.value("ph", "") != "M" || e.value("name", "") != "thread_name") continue;
+    if (!e.contains("tid") || !e["tid"].is_number_integer()) continue;
+    const auto tid = e["tid"].get<std::int64_t>();
+    for (const auto& [os_tid, name] : named)
+      if (os_tid == tid) {
+        e["args"]["name"] = "thread " + std::to_string(tid) + " (" + name + ")";
+        renamed = true;
+      }
+  }
+  if (renamed) write_file_durably(path, trace.dump());
+  return base;
 }
 
 }  // namespace
@@ -70,8 +93,8 @@ void KinetoPass::start(bool cuda, bool record_shapes) {
                                     /*with_flops=*/false, /*with_modules=*/false, experimental);
   std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
   if (cuda) activities.insert(impl::ActivityType::CUDA);
-  quiet_gpu_probe_without_gpu();
   try {
+    quiet_gpu_probe_without_gpu();  // before Kineto's initialisation, which reads it
     prof::prepareProfiler(config, activities);
     prof::enableProfiler(config, activities);
   } catch (...) {
@@ -97,7 +120,7 @@ std::optional<std::int64_t> KinetoPass::stop_and_save(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0)
     throw std::runtime_error(path + ": kineto trace was not written");
-  return read_base_time_ns(path);
+  return finish_trace(path);
 }
 
 }  // namespace tb

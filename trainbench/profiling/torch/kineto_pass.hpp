@@ -11,8 +11,10 @@
 // the step) and the trainer's phases appear nested in it.
 //
 // On a machine without a GPU, Kineto's GPU probe (device properties, queried when the trace is
-// saved) logs "gpuGetDeviceCount failed" at ERROR level: without a GPU the pass raises Kineto's log
-// level past ERROR (KINETO_LOG_LEVEL, unless the user set it) before Kineto starts.
+// saved) logs "gpuGetDeviceCount failed" at ERROR level: without a GPU the pass sets
+// KINETO_LOG_LEVEL=5 (nothing) before Kineto starts, unless the user set it. Kineto names
+// every thread after the one that saves; the saved trace gets the names trainbench gave its
+// threads (HostRecorder::set_thread_name: "thread 123 (loader-0)").
 //
 // CUPTI serves one subscriber at a time: never run this while CuptiCollector is active
 // (check_profile_options rejects the combination).

@@ -54,6 +54,7 @@ class StackBatch : public torch::data::transforms::Collation<torch::data::Exampl
  public:
   explicit StackBatch(bool pin_memory) : pin_memory_(pin_memory) {}
   torch::data::Example<> apply_batch(std::vector<torch::data::Example<>> examples) override {
+    TB_HOST_SPAN("collate", "loader");  // on the worker thread: its track in the host trace
     std::vector<at::Tensor> data, targets;
     data.reserve(examples.size());
     targets.reserve(examples.size());
