@@ -30,7 +30,8 @@ json x(const std::string& cat, const std::string& name, double ts, double dur, i
 void add_step(json& events, int i, bool bf16) {
   const double t = 1000.0 * i;
   events.push_back(x("user_annotation", "ProfilerStep#" + std::to_string(i), t, 900));
-  events.push_back(x("user_annotation", "enumerate(DataLoader)#trainbench.data_wait.__next__", t + 1, 50));
+  events.push_back(x("cpu_op", "enumerate(DataLoader)#trainbench.data_wait.__next__", t + 1, 50));
+  events.push_back(x("cpu_op", "aten::empty", t + 2, 5));  // inside the data wait
   events.push_back(x("user_annotation", "trainbench.forward", t + 100, 300));
   events.push_back(x("cpu_op", "aten::linear", t + 110, 200));          // self 200 - 150 = 50
   events.push_back(x("cpu_op", "aten::addmm", t + 120, bf16 ? 100 : 150));
@@ -73,6 +74,7 @@ TEST(TraceDiff, AttributesOperatorsToPhasesWithSelfTimePerStep) {
   EXPECT_DOUBLE_EQ(at(p, "forward", "aten::addmm").self_us, 150.0);
   EXPECT_DOUBLE_EQ(at(p, "backward", "aten::mm").self_us, 80.0);
   EXPECT_DOUBLE_EQ(at(p, "optimizer", "aten::add_").count, 1.0);
+  EXPECT_DOUBLE_EQ(at(p, "data_wait", "aten::empty").count, 1.0);  // under the DataLoader range (a cpu_op)
   EXPECT_DOUBLE_EQ(at(p, "(no phase)", "aten::stack").count, 1.0);
   // The kernel has no host parent; it takes its launch's phase through the correlation id.
   EXPECT_DOUBLE_EQ(at(p, "forward", "gemm_kernel", "kernel").self_us, 30.0);
@@ -91,8 +93,8 @@ TEST(TraceDiff, ReportsAddedRemovedAndChangedPerPhase) {
   ASSERT_FALSE(diff.phases.empty());
   std::vector<std::string> order;
   for (const auto& p : diff.phases) order.push_back(p.phase);
-  // Step order, not alphabetical; phases without operators (data_wait here) are left out.
-  EXPECT_EQ(order, (std::vector<std::string>{"forward", "backward", "optimizer", "(no phase)"}));
+  // Step order, not alphabetical (phases without operators would be left out).
+  EXPECT_EQ(order, (std::vector<std::string>{"data_wait", "forward", "backward", "optimizer", "(no phase)"}));
   const tbp::PhaseDiff* forward = nullptr;
   const tbp::PhaseDiff* backward = nullptr;
   for (const auto& p : diff.phases) {

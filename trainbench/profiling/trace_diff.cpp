@@ -23,6 +23,8 @@ enum class Role { ignored, op, kernel, phase_range, step_range, launch };
 Role role_of(const std::string& cat, const std::string& name) {
   if (name.rfind("ProfilerStep#", 0) == 0 || cat == "step") return Role::step_range;
   if (cat == "user_annotation" || cat == "phase") return Role::phase_range;
+  // The loader's range as PyTorch names it (trainbench records its data wait so, as an operator).
+  if (name.rfind("enumerate(DataLoader)#", 0) == 0) return Role::phase_range;
   if (cat == "cpu_op" || cat == "operator" || cat == "host") return Role::op;
   if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") return Role::kernel;
   if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") return Role::launch;

@@ -3,8 +3,8 @@
 //
 // Each operator (category cpu_op / operator, or a trainbench host span) and each GPU kernel,
 // memcpy or memset is attributed to a phase: the innermost record-function range that encloses
-// it on its thread (category user_annotation, or trainbench's "phase" spans), ProfilerStep#N
-// excluded; a kernel takes the phase of the runtime call that launched it (by correlation id).
+// it on its thread (category user_annotation, trainbench's "phase" spans, or a DataLoader range
+// "enumerate(DataLoader)#..."), ProfilerStep#N excluded; a kernel takes the phase of the runtime call that launched it (by correlation id).
 // Range names carrying "trainbench.<phase>" (trace_ranges.hpp) read as <phase>; others as named;
 // operators outside every range fall in "(no phase)". Self time is an event's duration minus
 // its direct children's on the same thread (a kernel's self time is its duration).

@@ -1,6 +1,6 @@
 // Record-function ranges that give a Kineto trace the structure the PyTorch tools expect: each
 // profiled step is a "ProfilerStep#N" user annotation (what torch.profiler.profile.step() opens),
-// and the phases of the step are user annotations nested in it, so TensorBoard's profiler
+// and the phases of the step are record-function ranges nested in it, so TensorBoard's profiler
 // plugin and Holistic Trace Analysis see real steps. The data-wait range carries the name the
 // plugin counts as DataLoader time ("enumerate(DataLoader)#....__next__") and the optimizer range
 // the one it shows as an optimizer ("Optimizer.step#..."); every phase name holds
@@ -43,18 +43,26 @@ inline std::atomic<bool>& trace_ranges_flag() {
 inline void set_trace_ranges_enabled(bool on) { detail::trace_ranges_flag().store(on, std::memory_order_relaxed); }
 inline bool trace_ranges_enabled() { return detail::trace_ranges_flag().load(std::memory_order_relaxed); }
 
-// A user-scope record function (category "user_annotation" in the trace) while ranges are on.
-// `name` must outlive the range (a literal, or a string prebuilt before the window).
+// The record scope of a phase's range. USER_SCOPE becomes category "user_annotation" in the
+// trace; any other scope "cpu_op". The data wait is a cpu_op: torch-tb-profiler (0.4) drops
+// user annotations other than ProfilerStep#, so only as an operator does it count as DataLoader.
+constexpr at::RecordScope trace_scope(Phase phase) {
+  return phase == Phase::data_wait ? at::RecordScope::FUNCTION : at::RecordScope::USER_SCOPE;
+}
+
+// A record function while ranges are on. `name` must outlive the range (a literal, or a string
+// prebuilt before the window).
 class TraceRange {
  public:
-  explicit TraceRange(const char* name) {
+  explicit TraceRange(const char* name, at::RecordScope scope = at::RecordScope::USER_SCOPE) {
     if (!trace_ranges_enabled()) return;
-    auto callbacks = at::getStepCallbacksUnlessEmpty(at::RecordScope::USER_SCOPE);
+    auto callbacks = at::getStepCallbacksUnlessEmpty(scope);
     if (!callbacks) return;
     range_.emplace(std::move(*callbacks));
     range_->before(std::string_view(name));
   }
-  explicit TraceRange(Phase phase) : TraceRange(kKinetoPhaseRangeNames[static_cast<int>(phase)]) {}
+  explicit TraceRange(Phase phase)
+      : TraceRange(kKinetoPhaseRangeNames[static_cast<int>(phase)], trace_scope(phase)) {}
   TraceRange(const TraceRange&) = delete;
   TraceRange& operator=(const TraceRange&) = delete;
   // Closes the range early (a phase ends where its timer boundary falls).
