@@ -43,6 +43,7 @@ void add_step(json& events, int i, bool bf16) {
   events.push_back(x("user_annotation", "Optimizer.step#trainbench.optimizer.step", t + 700, 100));
   events.push_back(x("cpu_op", "aten::add_", t + 710, 10));
   events.push_back(x("cpu_op", "aten::stack", t + 20, 10, 2));  // a loader thread, outside every range
+  events.push_back(x("cpu_op", "aten::zero_", t + 905, 2));     // main thread, between steps
 }
 
 json make_trace(int steps, bool bf16) {
@@ -75,7 +76,8 @@ TEST(TraceDiff, AttributesOperatorsToPhasesWithSelfTimePerStep) {
   EXPECT_DOUBLE_EQ(at(p, "backward", "aten::mm").self_us, 80.0);
   EXPECT_DOUBLE_EQ(at(p, "optimizer", "aten::add_").count, 1.0);
   EXPECT_DOUBLE_EQ(at(p, "data_wait", "aten::empty").count, 1.0);  // under the DataLoader range (a cpu_op)
-  EXPECT_DOUBLE_EQ(at(p, "(no phase)", "aten::stack").count, 1.0);
+  EXPECT_DOUBLE_EQ(at(p, "loader", "aten::stack").count, 1.0);  // on the thread named loader-0
+  EXPECT_DOUBLE_EQ(at(p, "(no phase)", "aten::zero_").count, 1.0);
   // The kernel has no host parent; it takes its launch's phase through the correlation id.
   EXPECT_DOUBLE_EQ(at(p, "forward", "gemm_kernel", "kernel").self_us, 30.0);
   // Ranges and runtime calls are structure, not operators.
@@ -94,7 +96,7 @@ TEST(TraceDiff, ReportsAddedRemovedAndChangedPerPhase) {
   std::vector<std::string> order;
   for (const auto& p : diff.phases) order.push_back(p.phase);
   // Step order, not alphabetical (phases without operators would be left out).
-  EXPECT_EQ(order, (std::vector<std::string>{"data_wait", "forward", "backward", "optimizer", "(no phase)"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"data_wait", "forward", "backward", "optimizer", "loader", "(no phase)"}));
   const tbp::PhaseDiff* forward = nullptr;
   const tbp::PhaseDiff* backward = nullptr;
   for (const auto& p : diff.phases) {

@@ -17,6 +17,7 @@ namespace tb::profiling {
 namespace {
 
 constexpr const char* kNoPhase = "(no phase)";
+constexpr const char* kLoaderPhase = "loader";
 
 enum class Role { ignored, op, kernel, phase_range, step_range, launch };
 
@@ -113,7 +114,14 @@ TraceProfile profile_trace(const nlohmann::json& trace, const std::string& path)
   int steps = 0;
   for (std::size_t i = 0; i < events->size(); ++i) {
     const auto& e = (*events)[i];
-    if (!e.is_object() || e.value("ph", std::string()) != "X") continue;
+    if (!e.is_object()) continue;
+    if (e.value("ph", std::string()) == "M" && e.value("name", std::string()) == "thread_name" &&
+        e.contains("args") && e["args"].is_object() && e["args"].contains("name") && e["args"]["name"].is_string()) {
+      thread_names[id_text(e.value("pid", nlohmann::json(0))) + "/" + id_text(e.value("tid", nlohmann::json(0)))] =
+          e["args"]["name"].get<std::string>();
+      continue;
+    }
+    if (e.value("ph", std::string()) != "X") continue;
     const auto name_it = e.find("name");
     if (name_it == e.end() || !name_it->is_string()) continue;
     const std::string cat = e.contains("cat") && e["cat"].is_string() ? e["cat"].get<std::string>() : "";
@@ -180,6 +188,11 @@ TraceProfile profile_trace(const nlohmann::json& trace, const std::string& path)
   for (const auto& ev : parsed) {
     if (ev.role != Role::op && ev.role != Role::kernel) continue;
     std::string phase = ev.phase;
+    if (phase == kNoPhase) {
+      // Data-loader workers ("loader-N", "thread 123 (loader-N)") run outside the step's phases.
+      const auto name = thread_names.find(ev.thread);
+      if (name != thread_names.end() && name->second.find("loader-") != std::string::npos) phase = kLoaderPhase;
+    }
     if (ev.role == Role::kernel) {
       const auto it = launch_phase.find(ev.correlation);
       phase = it == launch_phase.end() ? kNoPhase : it->second;

@@ -6,7 +6,8 @@
 // it on its thread (category user_annotation, trainbench's "phase" spans, or a DataLoader range
 // "enumerate(DataLoader)#..."), ProfilerStep#N excluded; a kernel takes the phase of the runtime call that launched it (by correlation id).
 // Range names carrying "trainbench.<phase>" (trace_ranges.hpp) read as <phase>; others as named;
-// operators outside every range fall in "(no phase)". Self time is an event's duration minus
+// operators outside every range fall in "loader" on a data-loader worker thread (thread_name
+// metadata holding "loader-"), else in "(no phase)". Self time is an event's duration minus
 // its direct children's on the same thread (a kernel's self time is its duration).
 //
 // Figures are per profiled step when the trace has ProfilerStep# ranges (or trainbench "step"
