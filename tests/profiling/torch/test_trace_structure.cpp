@@ -124,6 +124,13 @@ TEST_F(TraceStructure, KinetoStepsHoldThePhaseRanges) {
   EXPECT_GT(ops_in_forward, 0);
 }
 
+// Holistic Trace Analysis reads each trace's rank from here (it warns and assumes 0 without).
+TEST_F(TraceStructure, KinetoTraceCarriesDistributedInfo) {
+  const json info = trace("mlp/fp32/w1/a1/b32", "kineto").value("distributedInfo", json::object());
+  EXPECT_EQ(info.value("rank", -1), 0) << info.dump();
+  EXPECT_EQ(info.value("world_size", -1), 1) << info.dump();
+}
+
 TEST_F(TraceStructure, LoaderThreadNamedInBothTraces) {
   EXPECT_TRUE(any_contains(thread_names(trace("mlp/fp32/w1/a1/b32", "kineto")), "loader-"))
       << "Kineto reads the OS thread name";

@@ -19,8 +19,10 @@
 // torch.profiler's step() advances Kineto's step counter through this (torch._C._kineto_step).
 // Declared in torch/csrc/profiler/kineto_shim.h, which needs libkineto's headers that LibTorch's
 // CMake package leaves off the include path; the symbol is exported from libtorch_cpu.
+// Likewise addMetadataJson, which adds a top-level key to the saved trace.
 namespace torch::autograd::profiler {
 TORCH_API void profilerStep();
+TORCH_API void addMetadataJson(const std::string& key, const std::string& value);
 }  // namespace torch::autograd::profiler
 
 namespace tb {
@@ -67,7 +69,9 @@ std::optional<std::int64_t> finish_trace(const std::string& path) {
         renamed = true;
       }
   }
-  if (renamed) write_file_durably(path, trace.dump());
+  // One key per line with ": " as Kineto writes it: HTA finds the rank with a line-wise regex
+  // that wants a space after the colon.
+  if (renamed) write_file_durably(path, trace.dump(0));
   return base;
 }
 
@@ -103,6 +107,10 @@ void KinetoPass::start(bool cuda, bool record_shapes) {
   }
   running_ = true;
   profiling::set_trace_ranges_enabled(true);
+}
+
+void KinetoPass::add_metadata(const std::string& key, const std::string& json_value) {
+  if (running_) prof::addMetadataJson(key, json_value);
 }
 
 void KinetoPass::advance_step() {

@@ -42,6 +42,9 @@ class KinetoPass {
   std::optional<std::int64_t> stop_and_save(const std::string& path);
   // Advances Kineto's step counter (what torch.profiler's step() calls as _kineto_step).
   void advance_step();
+  // A top-level key of the saved trace, its value JSON text (while running; e.g.
+  // "distributedInfo", which Holistic Trace Analysis reads each file's rank from).
+  void add_metadata(const std::string& key, const std::string& json_value);
   bool running() const { return running_; }
 
  private:

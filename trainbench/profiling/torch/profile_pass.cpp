@@ -1,5 +1,6 @@
 #include <trainbench/profiling/torch/profile_pass.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <ATen/DeviceAccelerator.h>
@@ -32,7 +33,7 @@ std::int64_t memory_in_use(c10::Device device) {
 }  // namespace
 
 ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled, int rank)
-    : options_(params.profile), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
+    : options_(params.profile), rank_(rank), world_size_(params.world_size), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
   if (override_enabled) options_.enabled = *override_enabled;
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }
@@ -71,6 +72,11 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
   if (options_.kineto) {
     kineto.emplace();
     kineto->start(cuda);
+    // What torch.profiler writes for a process group, so HTA can tell the ranks' traces apart.
+    kineto->add_metadata("distributedInfo", nlohmann::json{{"rank", std::max(rank_, 0)},
+                                                           {"world_size", world_size_},
+                                                           {"backend", cuda ? "nccl" : "gloo"}}
+                                                .dump());
   }
 
   profiling::DecodedRecords records;

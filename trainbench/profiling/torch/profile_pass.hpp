@@ -32,6 +32,8 @@ class ProfilePass {
 
  private:
   ProfileOptions options_;
+  int rank_ = -1;
+  int world_size_ = 1;
   std::string scenario_;
   // Created up front so it outlives the data loader's worker threads, which record spans.
   std::optional<profiling::HostRecorder> recorder_;
