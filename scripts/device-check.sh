@@ -42,7 +42,7 @@ if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$ROOT" /work/main; fi
 RES=$ROOT/device-results
 rm -rf "$RES"; mkdir -p "$RES"
 pack() {  # results so far -> $OUT (a stage cut short still comes back)
-  tar -C "$RES" --exclude='*.kineto.json' -czf "$OUT/device-results.tar.gz" . 2>/dev/null
+  tar -C "$RES" --exclude='*.pt.trace.json' -czf "$OUT/device-results.tar.gz" . 2>/dev/null
   for m in seed gpu-profile capacity ddp-gpu; do
     [ -f "$RES/$m/results.json" ] && cp "$RES/$m/results.json" "$OUT/$m-results.json"
   done
@@ -101,6 +101,6 @@ if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
     --benchmark_report_aggregates_only=true
 fi
 # Kineto traces are large on a GPU: the first two travel.
-mkdir -p "$RES/kineto"; ls "$RES"/seed/traces/*.kineto.json 2>/dev/null | head -2 | xargs -r -I{} cp {} "$RES/kineto/"
-tar -C "$RES" -czf "$OUT/device-results.tar.gz" --exclude='seed/traces/*.kineto.json' .
+mkdir -p "$RES/kineto"; ls "$RES"/seed/traces/*.pt.trace.json 2>/dev/null | head -2 | xargs -r -I{} cp {} "$RES/kineto/"
+tar -C "$RES" -czf "$OUT/device-results.tar.gz" --exclude='seed/traces/*.pt.trace.json' .
 log "done"

@@ -192,6 +192,31 @@ TEST(ChromeTrace, StructureIsValid) {
   EXPECT_TRUE(process_names.count("Host (trainbench)"));
 }
 
+// In Kineto's time base the same events sit at (Unix time - baseTimeNanoseconds) / 1000 us:
+// every event shifted by the same amount (so nested and ordered as before).
+TEST(ChromeTrace, KinetoTimeBaseShiftsEveryEvent) {
+  const json relative = json::parse(make_logger().serialize(info()));
+  auto based_info = info();
+  constexpr std::int64_t kUnixMinusSteady = 1'700'000'000'000'000'000;
+  constexpr std::int64_t kKinetoBase = kUnixMinusSteady + kBase - 3'000'000;  // 3 ms before the first event
+  based_info.time_base = tbp::TraceTimeBase{kUnixMinusSteady, kKinetoBase};
+  const json based = json::parse(make_logger().serialize(based_info));
+  EXPECT_EQ(based["baseTimeNanoseconds"].get<std::int64_t>(), kKinetoBase);
+  EXPECT_FALSE(relative.contains("baseTimeNanoseconds"));
+  EXPECT_EQ(based["otherData"]["trace_start_steady_ns"].get<std::int64_t>(), kBase - 3'000'000);
+  ASSERT_EQ(based["traceEvents"].size(), relative["traceEvents"].size());
+  for (std::size_t i = 0; i < based["traceEvents"].size(); ++i) {
+    const auto& b = based["traceEvents"][i];
+    if (!b.contains("ts") || b["ph"] == "M") continue;
+    EXPECT_EQ(to_ns(b["ts"]), to_ns(relative["traceEvents"][i]["ts"]) + 3'000'000) << b.dump();
+  }
+  // Without a given base: the first event's Unix second, so ts stay small and exact.
+  based_info.time_base = tbp::TraceTimeBase{kUnixMinusSteady, std::nullopt};
+  const json own = json::parse(make_logger().serialize(based_info));
+  EXPECT_EQ(own["baseTimeNanoseconds"].get<std::int64_t>() % 1'000'000'000, 0);
+  EXPECT_LE(own["baseTimeNanoseconds"].get<std::int64_t>(), kUnixMinusSteady + kBase);
+}
+
 TEST(ChromeTrace, FlowStartsOnTheRuntimeCallNotTheDriverCall) {
   const json trace = json::parse(make_logger().serialize(info()));
   for (const auto& e : trace["traceEvents"]) {

@@ -159,7 +159,7 @@ TEST(MarkdownReporter, ProfilingTableLinksTracesAndShowsOverhead) {
   const std::string md = os.str();
   ASSERT_NE(md.find("\n#### Profiling\n"), std::string::npos) << md;
   EXPECT_NE(md.find("| `mlp/fp32/w0/a1/b64` | 5 | +3.2% | [host](../traces/mlp_fp32_w0_a1_b64.json) · "
-                    "[kineto](../traces/mlp_fp32_w0_a1_b64.kineto.json) |"),
+                    "[kineto](../traces/mlp_fp32_w0_a1_b64.pt.trace.json) |"),
             std::string::npos)
       << md;
   // The other scenario's traces were never copied: said missing, not linked.
@@ -353,7 +353,7 @@ TEST(HtmlReporter, InlinesChartJsAndLinksTraces) {
   EXPECT_NE(html.find("Chart.js v"), std::string::npos) << "Chart.js must be inlined";
   EXPECT_EQ(html.find("<script src="), std::string::npos) << "the page must work offline";
   EXPECT_NE(html.find("href=\"../traces/mlp_fp32_w0_a1_b64.json\""), std::string::npos);
-  EXPECT_NE(html.find("href=\"../traces/transformer_amp_bf16_w0_a1_b32.kineto.json\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"../traces/transformer_amp_bf16_w0_a1_b32.pt.trace.json\""), std::string::npos);
 }
 
 TEST(ReportViews, TraceLinksAreRelativeToTheReport) {

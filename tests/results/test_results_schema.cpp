@@ -91,7 +91,7 @@ RunResult full_run() {
   base.wall_s = 4.2;
   base.extra["comparison"] = {{"baseline_id", base.id}, {"speedup", 1.0}, {"ci_low", 1.0},
                               {"ci_high", 1.0}, {"verdict", "baseline"}};
-  base.extra["profile"] = {{"traces", {{"host", "traces/s0.json"}, {"kineto", "traces/s0.kineto.json"}}},
+  base.extra["profile"] = {{"traces", {{"host", "traces/s0.json"}, {"kineto", "traces/s0.pt.trace.json"}}},
                            {"window_steps", 3},
                            {"cupti", json::object()}};
   base.extra["capacity"] = {

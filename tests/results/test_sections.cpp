@@ -19,7 +19,7 @@ ScenarioResult scenario_with_every_section() {
   s.comparison = ComparisonSection{"mlp/fp32/w0/a1/b32", 1.4, 1.3, 1.5, false, "faster"};
   s.loss_parity = LossParitySection{"mlp/fp32/w0/a1/b32", 0.01, 0.05, true, 45};
   ProfileSection profile;
-  profile.traces = {{"host", "traces/s.host.json"}, {"kineto", "traces/s.kineto.json"}};
+  profile.traces = {{"host", "traces/s.host.json"}, {"kineto", "traces/s.pt.trace.json"}};
   profile.window_steps = 5;
   profile.window_step_time_s = 0.012;
   profile.overhead_vs_timed = 0.03;
@@ -129,7 +129,7 @@ TEST(ResultSections, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(s.comparison->verdict, "faster");
   EXPECT_FALSE(s.comparison->ci_valid);
   EXPECT_EQ(s.loss_parity->steps_compared, 45);
-  EXPECT_EQ(s.profile->traces.at("kineto"), "traces/s.kineto.json");
+  EXPECT_EQ(s.profile->traces.at("kineto"), "traces/s.pt.trace.json");
   EXPECT_EQ(s.profile->dropped_host_spans, 2);
   EXPECT_DOUBLE_EQ(s.capacity->flops_per_sample->total(), 3e6);
   EXPECT_EQ(s.capacity->projection->energy_joules, 2.0e7);

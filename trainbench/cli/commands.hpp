@@ -31,4 +31,8 @@ int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostr
 const Command& history_command();
 int cmd_history(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// trainbench diff-trace OLD NEW [--top N] [--json]: operator-level changes between two traces
+const Command& diff_trace_command();
+int cmd_diff_trace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace tb::cli

@@ -8,6 +8,7 @@
 #include <trainbench/cli/comparison_report.hpp>
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/cli/option_values.hpp>
+#include <trainbench/cli/trace_changes.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history.hpp>
@@ -141,6 +142,7 @@ int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
       err << '\n';
     }
     print_comparison_table(c, out);
+    print_trace_changes(c, runs.old_run, runs.old_location, runs.new_run, runs.new_location, 5, out);
     if (!a.json_out.empty()) write_file_durably(a.json_out, nlohmann::json(c).dump(2) + '\n');
     if (c.compared == 0) {
       err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('"
@@ -180,7 +182,8 @@ const Command& compare_command() {
            "Compares two runs scenario by scenario (matched by model, dataset, device, optimizer, precision,\n"
            "workers, accumulation and batch): median step times, change, a 95% interval of the speedup\n"
            "old/new from the runs' segments (Welch, so between-segment drift is in it) and a verdict\n"
-           "(faster, slower, same, noisy).\n",
+           "(faster, slower, same, noisy). Scenarios with a Kineto trace in both runs (profile.kineto)\n"
+           "also get their five largest operator changes (trainbench diff-trace).\n",
        .positionals = {{"OLD", "results directory or results.json (not with --against)"},
                        {"NEW", "results directory or results.json"}},
        .options =

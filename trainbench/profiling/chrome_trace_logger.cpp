@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -133,6 +134,14 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
   for (const auto& c : calls_) t0 = std::min(t0, c.start_ns);
   for (const auto& c : counters_) t0 = std::min(t0, c.ts_ns);
   if (t0 == std::numeric_limits<std::int64_t>::max()) t0 = 0;
+  // ts 0 on the steady clock: the earliest event, or Kineto's base moved onto the steady clock.
+  std::optional<std::int64_t> base_time_ns;
+  if (info.time_base) {
+    constexpr std::int64_t kSecond = 1'000'000'000;
+    const std::int64_t first_unix_ns = t0 + info.time_base->unix_minus_steady_ns;
+    base_time_ns = info.time_base->base_time_ns.value_or(first_unix_ns - first_unix_ns % kSecond);
+    t0 = *base_time_ns - info.time_base->unix_minus_steady_ns;
+  }
 
   std::map<std::pair<long, long>, Track> tracks;  // (pid, tid) -> name, sort index
   std::map<long, Track> processes;
@@ -254,11 +263,17 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
 
   std::string out;
   out.reserve(256 + slices.size() * 160 + flows.size() * 200 + counters_.size() * 100);
-  out += "{\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+  out += "{\"displayTimeUnit\":\"ms\",\n";
+  if (base_time_ns) {
+    out += "\"baseTimeNanoseconds\":";
+    append_int(out, *base_time_ns);
+    out += ",\n";
+  }
+  out += "\"otherData\":";
   nlohmann::json other = info.metadata.is_object() ? info.metadata : nlohmann::json::object();
   other["generator"] = "trainbench";
   other["name"] = info.name;
-  other["trace_start_steady_ns"] = t0;
+  other["trace_start_steady_ns"] = t0;  // the steady-clock time of ts 0 (rank_trace_merge aligns on it)
   out += other.dump();
   out += ",\n\"traceEvents\":[\n";
 
@@ -365,6 +380,16 @@ void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActiv
   records.calls = calls;
   replay(recorder, records, logger);
   logger.finalize(info);
+}
+
+TraceTimeBase unix_time_base(std::optional<std::int64_t> base_time_ns) {
+  // The Unix clock read between two steady reads: the pair is at most their gap apart.
+  const std::int64_t before = now_ns();
+  const std::int64_t unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+  const std::int64_t after = now_ns();
+  return TraceTimeBase{unix_ns - (before + (after - before) / 2), base_time_ns};
 }
 
 std::string trace_file_name(const std::string& scenario_id, const std::string& kind, bool gzip) {

@@ -5,7 +5,8 @@
 // one "CUDA API" track per OS thread that called CUDA, and a "CUPTI overhead" track; process
 // "GPU d" holds one track per stream plus a synchronization track. Flow arrows join each API call
 // to the GPU work it launched (by correlation id); counters become "C" tracks. Timestamps are
-// microseconds relative to the earliest event.
+// microseconds from the earliest event, or, with TraceInfo::time_base, in Kineto's time base
+// (microseconds since "baseTimeNanoseconds", Unix clock), the same as a Kineto trace's.
 #pragma once
 #include <string>
 #include <vector>
@@ -51,7 +52,10 @@ void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActiv
                         const TraceInfo& info = {});
 
 // File name for a scenario's trace: "mlp/fp32/w0/a1/b64" + "host" -> "mlp_fp32_w0_a1_b64.host.json"
-// (".json.gz" with gzip). Safe for any scenario id.
+// (".json.gz" with gzip). Safe for any scenario id. Kineto traces use kKinetoTraceKind, which
+// gives "<scenario>.pt.trace.json": the name TensorBoard's profiler plugin loads, the scenario
+// being its worker.
+inline constexpr const char* kKinetoTraceKind = "pt.trace";
 std::string trace_file_name(const std::string& scenario_id, const std::string& kind, bool gzip);
 
 }  // namespace tb::profiling

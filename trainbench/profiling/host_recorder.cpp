@@ -1,5 +1,9 @@
 #include <trainbench/profiling/host_recorder.hpp>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <map>
 #include <utility>
 
 namespace tb::profiling {
@@ -15,6 +19,12 @@ struct ThreadState {
   std::uint32_t id = 0;
 };
 thread_local ThreadState t_state;
+
+std::mutex g_os_names_mutex;
+std::map<std::int64_t, std::string>& os_thread_names() {
+  static auto* names = new std::map<std::int64_t, std::string>();  // never destroyed: threads outlive statics
+  return *names;
+}
 
 }  // namespace
 
@@ -64,11 +74,20 @@ void HostRecorder::record_counter(const char* name, double value, std::int64_t t
 
 void HostRecorder::set_thread_name(const std::string& name) {
   t_state.name = name;
+  {
+    std::lock_guard lock(g_os_names_mutex);
+    os_thread_names()[static_cast<std::int64_t>(::syscall(SYS_gettid))] = name;
+  }
   HostRecorder* rec = active_recorder();
   if (rec == nullptr) return;
   std::lock_guard lock(rec->mutex_);
   const std::uint32_t id = rec->thread_id_locked();
   rec->threads_[id].name = name;
+}
+
+std::vector<std::pair<std::int64_t, std::string>> HostRecorder::named_os_threads() {
+  std::lock_guard lock(g_os_names_mutex);
+  return {os_thread_names().begin(), os_thread_names().end()};
 }
 
 std::vector<HostSpan> HostRecorder::spans() const {

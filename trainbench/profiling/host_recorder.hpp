@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb::profiling {
@@ -62,8 +63,12 @@ class HostRecorder {
                    std::int64_t end_ns, std::int64_t step = -1);
   void record_counter(const char* name, double value, std::int64_t ts_ns = now_ns());
 
-  // Names the calling thread, for every recorder it records into now or later (thread-local).
+  // Names the calling thread, for every recorder it records into now or later (thread-local),
+  // and remembers the name under its OS thread id (named_os_threads).
   static void set_thread_name(const std::string& name);
+  // (OS thread id, name) of every thread named so far in this process, for traces written by
+  // other profilers (Kineto labels every thread with the name of the thread that saves).
+  static std::vector<std::pair<std::int64_t, std::string>> named_os_threads();
 
   // Snapshots (copies under the lock; safe while other threads still record).
   std::vector<HostSpan> spans() const;

@@ -1,5 +1,6 @@
 #include <trainbench/profiling/torch/profile_pass.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <ATen/DeviceAccelerator.h>
@@ -12,6 +13,7 @@
 #include <trainbench/profiling/profile_options_check.hpp>
 #include <trainbench/profiling/profile_summary.hpp>
 #include <trainbench/profiling/torch/kineto_pass.hpp>
+#include <trainbench/profiling/torch/trace_ranges.hpp>
 #include <trainbench/training/torch/trainer.hpp>
 #if defined(TRAINBENCH_HAVE_CUPTI)
 #include <trainbench/profiling/cupti_collector.hpp>
@@ -31,7 +33,7 @@ std::int64_t memory_in_use(c10::Device device) {
 }  // namespace
 
 ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled, int rank)
-    : options_(params.profile), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
+    : options_(params.profile), rank_(rank), world_size_(params.world_size), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
   if (override_enabled) options_.enabled = *override_enabled;
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }
@@ -54,49 +56,72 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
   profiling::nvtx::set_enabled(options_.nvtx);
   StepSample sample;
   std::vector<double> window_steps;
+  const fs::path traces = fs::path(out_dir) / "traces";
+  const bool host = recorder_ && (options_.host_trace || use_cupti);
 
-  if (recorder_ && (options_.host_trace || use_cupti)) {
+  // With both on, the host recorder and Kineto watch the same window, and the host trace is
+  // written in the Kineto trace's time base: its step spans are the Kineto trace's ProfilerSteps.
+  std::optional<KinetoPass> kineto;
+  const auto step_names = options_.kineto ? profiling::profiler_step_names(options_.window)
+                                          : std::vector<std::string>{};
+  const auto profiled_step = [&](int i) {
+    if (kineto) kineto->advance_step();
+    profiling::TraceRange step_range(kineto ? step_names[static_cast<std::size_t>(i)].c_str() : "");
+    trainer.step(sample);
+  };
+  if (options_.kineto) {
+    kineto.emplace();
+    kineto->start(cuda);
+    // What torch.profiler writes for a process group, so HTA can tell the ranks' traces apart.
+    kineto->add_metadata("distributedInfo", nlohmann::json{{"rank", std::max(rank_, 0)},
+                                                           {"world_size", world_size_},
+                                                           {"backend", cuda ? "nccl" : "gloo"}}
+                                                .dump());
+  }
+
+  profiling::DecodedRecords records;
+  if (host) {
     recorder_->clear();
     profiling::HostRecorder::set_thread_name("main");
-    profiling::DecodedRecords records;
-    {
-      profiling::ActiveRecorderScope active(*recorder_);
+    profiling::ActiveRecorderScope active(*recorder_);
 #if defined(TRAINBENCH_HAVE_CUPTI)
-      std::optional<profiling::CuptiCollector> collector;
-      if (use_cupti) {
-        collector.emplace();
-        collector->start();
-      }
-#endif
-      for (int i = 0; i < options_.window; ++i) {
-        trainer.step(sample);
-        recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
-        recorder_->record_counter("memory_in_use_bytes", static_cast<double>(memory_in_use(device)));
-        window_steps.push_back(sample.step_s);
-      }
-#if defined(TRAINBENCH_HAVE_CUPTI)
-      if (collector) records = collector->stop();
-#endif
+    std::optional<profiling::CuptiCollector> collector;
+    if (use_cupti) {
+      collector.emplace();
+      collector->start();
     }
+#endif
+    for (int i = 0; i < options_.window; ++i) {
+      profiled_step(i);
+      recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
+      recorder_->record_counter("memory_in_use_bytes", static_cast<double>(memory_in_use(device)));
+      window_steps.push_back(sample.step_s);
+    }
+#if defined(TRAINBENCH_HAVE_CUPTI)
+    if (collector) records = collector->stop();
+#endif
+  } else {
+    for (int i = 0; i < options_.window; ++i) profiled_step(i);
+  }
+
+  std::optional<std::int64_t> kineto_base_ns;
+  if (kineto) {
+    const auto file = profiling::trace_file_name(scenario_, profiling::kKinetoTraceKind, false);
+    kineto_base_ns = kineto->stop_and_save((traces / file).string());
+    result.traces["kineto"] = "traces/" + file;
+  }
+  if (host) {
     const auto file = profiling::trace_file_name(scenario_, "host", options_.gzip);
-    profiling::write_chrome_trace(*recorder_, records.activities, records.calls,
-                                  (fs::path(out_dir) / "traces" / file).string(), options_.gzip,
-                                  profiling::TraceInfo{scenario_, {{"window_steps", options_.window}}});
+    profiling::TraceInfo info{scenario_, {{"window_steps", options_.window}}};
+    info.time_base = profiling::unix_time_base(kineto_base_ns);
+    profiling::write_chrome_trace(*recorder_, records.activities, records.calls, (traces / file).string(),
+                                  options_.gzip, info);
     result.traces["host"] = "traces/" + file;
     // The profiled steps' own times: compared with the timed median this is the cost of
-    // recording (and of CUPTI collection when on).
+    // recording (and of CUPTI collection, or of the Kineto profiler, when on).
     result.window_step_time_s = stats::median(window_steps);
     result.dropped_host_spans = static_cast<std::int64_t>(recorder_->dropped());
     if (use_cupti) result.cupti = profiling::to_json(profiling::summarize(records, recorder_->spans()));
-  }
-
-  if (options_.kineto) {
-    const auto file = profiling::trace_file_name(scenario_, "kineto", false);
-    KinetoPass kineto;
-    kineto.start(cuda);
-    for (int i = 0; i < options_.window; ++i) trainer.step(sample);
-    kineto.stop_and_save((fs::path(out_dir) / "traces" / file).string());
-    result.traces["kineto"] = "traces/" + file;
   }
   profiling::nvtx::set_enabled(true);
   return result;

@@ -1,5 +1,7 @@
 #include <trainbench/training/torch/batch_stream.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -30,12 +32,16 @@ class SourceDataset : public torch::data::datasets::Dataset<SourceDataset> {
   std::optional<std::size_t> size() const override { return source_->size(); }
 
  private:
-  // Worker threads show up in traces as "loader-N" (the main thread keeps its own name).
+  // Worker threads show up in traces as "loader-N" (the main thread keeps its own name): in the
+  // host recorder's, and as the OS thread name, which Kineto's thread_name metadata reads. Once
+  // per thread, on its first sample (before any profiling window).
   void name_worker_thread() const {
     thread_local bool named = false;
-    if (named || std::this_thread::get_id() == owner_ || profiling::active_recorder() == nullptr) return;
+    if (named || std::this_thread::get_id() == owner_) return;
     static std::atomic<int> next{0};
-    profiling::HostRecorder::set_thread_name("loader-" + std::to_string(next.fetch_add(1)));
+    const std::string name = "loader-" + std::to_string(next.fetch_add(1));
+    profiling::HostRecorder::set_thread_name(name);
+    ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str());  // Linux allows 15 characters
     named = true;
   }
 
@@ -48,6 +54,7 @@ class StackBatch : public torch::data::transforms::Collation<torch::data::Exampl
  public:
   explicit StackBatch(bool pin_memory) : pin_memory_(pin_memory) {}
   torch::data::Example<> apply_batch(std::vector<torch::data::Example<>> examples) override {
+    TB_HOST_SPAN("collate", "loader");  // on the worker thread: its track in the host trace
     std::vector<at::Tensor> data, targets;
     data.reserve(examples.size());
     targets.reserve(examples.size());

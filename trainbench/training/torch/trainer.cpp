@@ -8,6 +8,7 @@
 
 #include <trainbench/measure/torch/phase_scope.hpp>
 #include <trainbench/profiling/nvtx.hpp>
+#include <trainbench/profiling/torch/trace_ranges.hpp>
 #include <trainbench/training/torch/precision.hpp>
 
 namespace tb {
@@ -54,7 +55,10 @@ void Trainer::forward_backward(const at::Tensor& input, const at::Tensor& target
     if (!capturing_) phase.emplace(*timer_, Phase::backward);
     if (sync) reducer_->before_sync_backward();
     scaler_.scale(loss).backward();
-    if (sync) comm = reducer_->after_sync_backward();
+    if (sync) {
+      profiling::TraceRange wait(Phase::comm);  // the exposed all-reduce wait, inside backward
+      comm = reducer_->after_sync_backward();
+    }
     loss_sum_.add_(loss.detach());
   }
 }
