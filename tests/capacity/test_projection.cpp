@@ -51,6 +51,35 @@ TEST(Projection, DevicesCostAndEnergy) {
   EXPECT_DOUBLE_EQ(*p.energy_joules, 700.0 * 8 * 1562.5);
 }
 
+TEST(Projection, MeasuredEnergyGivesKilowattHoursAndTheirCost) {
+  ProjectionOptions options;
+  options.num_devices = 2;
+  options.avg_power_watts = 700;   // a guess: the measured figure wins
+  options.joules_per_step = 36.0;  // per step and device
+  options.price_per_kwh = 0.25;
+  const auto p = project(1e6, step_time(0.1, 0.09, 0.12), 64, options);
+  EXPECT_EQ(p.energy_basis, "measured");
+  ASSERT_TRUE(p.energy_joules && p.energy_kwh && p.energy_cost);
+  EXPECT_DOUBLE_EQ(*p.energy_joules, 36.0 * 15625 * 2);
+  EXPECT_DOUBLE_EQ(*p.energy_kwh, 36.0 * 15625 * 2 / 3.6e6);  // 0.3125 kWh
+  EXPECT_DOUBLE_EQ(*p.energy_cost, 0.3125 * 0.25);
+  const nlohmann::json j = p;
+  EXPECT_EQ(j.at("energy_basis"), "measured");
+  EXPECT_EQ(j.at("joules_per_step"), 36.0);
+  EXPECT_EQ(j.at("price_per_kwh"), 0.25);
+
+  options.joules_per_step.reset();  // no measurement: the stated average power
+  const auto guessed = project(1e6, step_time(0.1, 0.09, 0.12), 64, options);
+  EXPECT_EQ(guessed.energy_basis, "avg_power_watts");
+  EXPECT_DOUBLE_EQ(*guessed.energy_kwh, 700.0 * 2 * 1562.5 / 3.6e6);
+
+  options.avg_power_watts.reset();  // neither: a price alone projects nothing
+  const auto none = project(1e6, step_time(0.1, 0.09, 0.12), 64, options);
+  EXPECT_FALSE(none.energy_kwh);
+  EXPECT_FALSE(none.energy_cost);
+  EXPECT_EQ(none.energy_basis, "");
+}
+
 TEST(Projection, MissingIntervalCollapsesOntoMedian) {
   const auto p = project(640, step_time(0.5, 0, 0), 64);
   EXPECT_DOUBLE_EQ(p.ci_low_s, 5.0);

@@ -45,8 +45,10 @@ class CliTest : public ::testing::Test {
   // lock-step threads stall whenever anything else takes a core (an A/A pair then differed 3x),
   // one thread shares a core gracefully. No core files: crashes here are planted, and a LibTorch
   // core is hundreds of megabytes.
+  // The history goes to the test's folder, never the user's own (results/history_location.hpp).
   int trainbench(const std::string& args) const {
-    return run_shell("ulimit -c 0; OMP_NUM_THREADS=1 " + std::string(TB_TRAINBENCH_BIN) + " " + args +
+    return run_shell("ulimit -c 0; OMP_NUM_THREADS=1 TRAINBENCH_HISTORY=" + p("history.sqlite") + " " +
+                     std::string(TB_TRAINBENCH_BIN) + " " + args +
                      " >> " + p("log.txt") + " 2>&1");
   }
   std::string log() const { return slurp(dir_ / "log.txt"); }

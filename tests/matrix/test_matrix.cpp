@@ -431,6 +431,7 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"capacity_bad_target", "capacity.target", "unknown unit 'weeks'"},
     BadInput{"capacity_start_above_max", "capacity.start", "exceeds capacity.max_batch (32)"},
     BadInput{"capacity_batch_not_max", "capacity.batch", "must be one of \"max\", got 64"},
+    BadInput{"capacity_bad_price_per_kwh", "capacity.price_per_kwh", "must be a number >= 0, got -0.3"},
     // Hostile input: values valid for the JSON grammar that would exhaust memory or time, or hide
     // the file in the message (issue 9).
     BadInput{"empty", "", "malformed JSON at line 1, column 1"},

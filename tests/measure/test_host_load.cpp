@@ -157,6 +157,8 @@ TEST(DisturbanceMeter, SegmentsAccumulateAndGapsAreNotCounted) {
   EXPECT_EQ(d.segments, 2);
   EXPECT_DOUBLE_EQ(d.wall_s, 4.0);
   EXPECT_NEAR(d.other_cpu_cores, 0.5 / 4.0, 1e-9);
+  ASSERT_TRUE(d.process_cpu_s.has_value());
+  EXPECT_DOUBLE_EQ(*d.process_cpu_s, 1.0 + 3.0);  // own CPU of the two segments, not of the gap
   EXPECT_FALSE(d.contended);  // 0.125 < 0.25 averaged over the measured time
   // The same load concentrated in one short segment would be contended on its own.
   DisturbanceMeter one;
@@ -192,6 +194,12 @@ TEST(DisturbanceMeter, UnreadableProcDegradesToUnknown) {
   EXPECT_FALSE(d.contended);
   EXPECT_NE(d.reason.find("unknown"), std::string::npos) << d.reason;
   EXPECT_EQ(d.segments, 1);
+  EXPECT_EQ(d.process_cpu_s, 0.0);  // getrusage still read: the process's own CPU is known
+  DisturbanceMeter no_rusage;
+  a.own_cpu_s.reset();
+  no_rusage.begin(a);
+  no_rusage.end(b);
+  EXPECT_FALSE(no_rusage.result().process_cpu_s.has_value());
 }
 
 TEST(DisturbanceMeter, NoSegmentIsUnknown) {
@@ -216,7 +224,7 @@ TEST(Disturbance, JsonRoundTrip) {
   const auto d = m.result();
   const nlohmann::json j = d;
   for (const char* key : {"available", "other_cpu_cores", "steal_fraction", "load_avg_max",
-                          "num_cpus", "segments", "wall_s", "contended", "reason", "thresholds"})
+                          "num_cpus", "segments", "wall_s", "process_cpu_s", "contended", "reason", "thresholds"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j.at("thresholds").at("other_cpu_cores"), 0.25);
   EXPECT_EQ(j.at("thresholds").at("steal_fraction"), 0.05);
@@ -225,6 +233,7 @@ TEST(Disturbance, JsonRoundTrip) {
   EXPECT_EQ(back.reason, d.reason);
   EXPECT_DOUBLE_EQ(back.other_cpu_cores, d.other_cpu_cores);
   EXPECT_EQ(back.load_avg_max, d.load_avg_max);
+  EXPECT_EQ(back.process_cpu_s, 1.0);
   EXPECT_EQ(back.segments, 1);
   EXPECT_EQ(nlohmann::json(back), j);
 

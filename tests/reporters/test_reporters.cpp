@@ -260,15 +260,20 @@ TEST(CsvReporter, QuotesPerRfc4180AndHasOneRowPerScenario) {
   EXPECT_NE(csv.find("\"{\"\"hidden\"\":512,\"\"layers\"\":3}\""), std::string::npos);
 }
 
-TEST(GbenchReporter, OnlyOkScenariosWithMedianMilliseconds) {
-  const auto run = fixture_run();
+TEST(GbenchReporter, OnlyOkScenariosWithMedianMicroseconds) {
+  auto run = fixture_run();
+  run.scenarios[0].disturbance["process_cpu_s"] = 0.5 * run.scenarios[0].measured_steps * run.scenarios[0].step_time_s.median;
   const auto doc = GbenchReporter::to_gbench_json(run);
   ASSERT_EQ(doc.at("benchmarks").size(), 7u);
   const auto& first = doc.at("benchmarks").at(0);
   EXPECT_EQ(first.at("name"), "mlp/fp32/w0/a1/b64");
-  EXPECT_EQ(first.at("time_unit"), "ms");
+  EXPECT_EQ(first.at("time_unit"), "us");
   EXPECT_EQ(first.at("run_type"), "iteration");
-  EXPECT_NEAR(first.at("real_time").get<double>(), run.scenarios[0].step_time_s.median * 1e3, 1e-9);
+  EXPECT_NEAR(first.at("real_time").get<double>(), run.scenarios[0].step_time_s.median * 1e6, 1e-6);
+  // CPU time per step is the measured one (half the wall time here), never a copy of real_time.
+  EXPECT_NEAR(first.at("cpu_time").get<double>(), first.at("real_time").get<double>() / 2, 1e-6);
+  // A scenario recorded without CPU time has none (compare.py then leaves it out).
+  EXPECT_FALSE(doc.at("benchmarks").at(1).contains("cpu_time"));
   EXPECT_EQ(first.at("iterations"), run.scenarios[0].measured_steps);
   EXPECT_EQ(doc.at("context").at("host_name"), "gpu-node-07");
   EXPECT_EQ(doc.at("context").at("num_cpus"), 16);

@@ -1,6 +1,7 @@
 // The gbench export is read by google/benchmark's own tools/compare.py (Debian:
 // libbenchmark-tools, /usr/share/benchmark/compare.py). Needs a python with numpy and scipy:
 // $TB_PYTHON, python3, or the trainbench venv; skipped when none has them.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,7 +33,10 @@ TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
   if (python.empty()) GTEST_SKIP() << "no python with numpy and scipy (compare.py needs them)";
 
   const auto dir = test::scratch_dir("gbench_compare");
-  auto base = GbenchReporter::to_gbench_json(test::fixture_run());
+  auto run = test::fixture_run();
+  for (auto& s : run.scenarios)  // CPU time as a new run records it: 90% of the wall time
+    s.disturbance["process_cpu_s"] = 0.9 * s.measured_steps * s.step_time_s.median;
+  auto base = GbenchReporter::to_gbench_json(run);
   auto slower = base;
   for (auto& b : slower.at("benchmarks")) {
     b["real_time"] = b.at("real_time").get<double>() * 1.1;
@@ -48,6 +52,11 @@ TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
     EXPECT_NE(res.output.find(b.at("name").get<std::string>()), std::string::npos)
         << b.at("name") << " missing from:\n" << res.output;
   EXPECT_NE(res.output.find("+0.1000"), std::string::npos) << "10% slower not reported:\n" << res.output;
+  // compare.py prints whole time units: in microseconds a 4.19 ms step keeps its digits ("4188"),
+  // where milliseconds printed "4".
+  const double first_us = base.at("benchmarks").at(0).at("real_time").get<double>();
+  EXPECT_GT(first_us, 1000);
+  EXPECT_NE(res.output.find(" " + std::to_string(std::llround(first_us)) + " "), std::string::npos) << res.output;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -229,6 +230,35 @@ TEST_F(HistoryTest, HistoryCommandOutputMatchesGolden) {
   out << "----\n";
   ASSERT_EQ(cmd_history({"--db", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
   tb::test::expect_golden("history_output.txt", out.str());
+}
+
+TEST_F(HistoryTest, TrendColumnsStayAlignedWhateverTheWidths) {
+  {
+    History h(db_);
+    // A long run id and a step time a thousand times the others: wider cells in every column.
+    h.record(make_run("20260101T000000Z-a-long-run-id", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1))},
+                      "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
+             "results/a");
+    h.record(make_run("r2", {make_scenario("mlp", Precision::fp32, 32, jittered(12.5, 0.01, 20, 2))},
+                      "Test CPU 9000", "2026-01-02T00:00:00Z", "bbbb2222"),
+             "results/b");
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--history", db_, "--scenario", "mlp/fp32/w0/a1/b32"}, out, err), 0) << err.str();
+  std::vector<std::string> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("run_id", 0) == 0 || line.rfind("r2", 0) == 0 || line.rfind("2026", 0) == 0) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << out.str();
+  // Right-aligned figures under right-aligned titles: each figure ends where its title ends.
+  for (const std::string title : {"median ms", "95% CI ms", "samples/s"}) {
+    const std::size_t end = lines[0].find(title) + title.size();
+    for (const auto* row : {&lines[1], &lines[2]}) {
+      ASSERT_GE(row->size(), end) << out.str();
+      EXPECT_TRUE(std::isdigit(static_cast<unsigned char>((*row)[end - 1]))) << title << "\n" << out.str();
+      EXPECT_TRUE(end == row->size() || (*row)[end] == ' ') << title << "\n" << out.str();
+    }
+  }
 }
 
 TEST_F(HistoryTest, HistoryCommandRecordsAndRejectsBadInput) {

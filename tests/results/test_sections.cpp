@@ -26,6 +26,7 @@ ScenarioResult scenario_with_every_section() {
   profile.dropped_host_spans = 2;
   profile.cupti_skipped = "CUPTI needs a GPU";
   profile.cupti = {{"gpu_busy_share", 0.8}};
+  profile.memory_timeline = {{"source", "rss"}, {"peak_bytes", 300}, {"t_ms", {0.0, 1.0}}, {"bytes", {100, 300}}};
   s.profile = profile;
   ScenarioCapacitySection capacity;
   capacity.flops_per_sample = capacity::FlopCount{1e6, 2e6};
@@ -48,6 +49,11 @@ ScenarioResult scenario_with_every_section() {
   projection.cost_ci_high = 21;
   projection.avg_power_watts = 700;
   projection.energy_joules = 2.0e7;
+  projection.energy_basis = "measured";
+  projection.joules_per_step = 64;
+  projection.energy_kwh = 2.0e7 / 3.6e6;
+  projection.price_per_kwh = 0.25;
+  projection.energy_cost = 2.0e7 / 3.6e6 * 0.25;
   capacity.projection = projection;
   s.capacity = capacity;
   DataParallelSection dp;
@@ -133,6 +139,9 @@ TEST(ResultSections, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(s.profile->dropped_host_spans, 2);
   EXPECT_DOUBLE_EQ(s.capacity->flops_per_sample->total(), 3e6);
   EXPECT_EQ(s.capacity->projection->energy_joules, 2.0e7);
+  EXPECT_EQ(s.capacity->projection->energy_basis, "measured");
+  EXPECT_EQ(s.capacity->projection->price_per_kwh, 0.25);
+  EXPECT_EQ(s.profile->memory_timeline.at("peak_bytes"), 300);
   ASSERT_TRUE(back.summary && back.summary->geomean);
   EXPECT_EQ(back.summary->count(ScenarioStatus::crashed), 7);
   EXPECT_FALSE(back.summary->geomean->ci_valid);

@@ -70,9 +70,22 @@ Projection project(double target_samples, const Distribution& step_time_s, int e
     p.cost_ci_low = p.ci_low_s * options.num_devices / 3600.0 * price;
     p.cost_ci_high = p.ci_high_s * options.num_devices / 3600.0 * price;
   }
-  if (options.avg_power_watts) {
-    p.avg_power_watts = *options.avg_power_watts;
+  p.avg_power_watts = options.avg_power_watts;
+  if (options.joules_per_step) {
+    p.joules_per_step = *options.joules_per_step;
+    p.energy_joules = *options.joules_per_step * steps * options.num_devices;
+    p.energy_basis = "measured";
+  } else if (options.avg_power_watts) {
     p.energy_joules = *options.avg_power_watts * options.num_devices * p.time_s;
+    p.energy_basis = "avg_power_watts";
+  }
+  if (p.energy_joules) {
+    constexpr double kJoulesPerKwh = 3.6e6;
+    p.energy_kwh = *p.energy_joules / kJoulesPerKwh;
+    if (options.price_per_kwh) {
+      p.price_per_kwh = *options.price_per_kwh;
+      p.energy_cost = *p.energy_kwh * *options.price_per_kwh;
+    }
   }
   return p;
 }
@@ -92,7 +105,12 @@ void to_json(nlohmann::json& j, const Projection& p) {
   put("cost_ci_low", p.cost_ci_low);
   put("cost_ci_high", p.cost_ci_high);
   put("avg_power_watts", p.avg_power_watts);
+  put("joules_per_step", p.joules_per_step);
+  if (!p.energy_basis.empty()) j["energy_basis"] = p.energy_basis;
   put("energy_joules", p.energy_joules);
+  put("energy_kwh", p.energy_kwh);
+  put("price_per_kwh", p.price_per_kwh);
+  put("energy_cost", p.energy_cost);
 }
 
 std::string format_duration(double seconds) {

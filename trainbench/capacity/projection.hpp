@@ -34,6 +34,10 @@ struct ProjectionOptions {
   int num_devices = 1;
   std::optional<double> price_per_device_hour;  // currency units
   std::optional<double> avg_power_watts;        // average draw per device
+  // Measured energy of one optimizer step on one device (energy_meter.hpp: one GPU, or one
+  // node's CPU packages); preferred over avg_power_watts when both are known.
+  std::optional<double> joules_per_step;
+  std::optional<double> price_per_kwh;  // electricity, currency units per kWh
 };
 
 struct Projection {
@@ -46,7 +50,13 @@ struct Projection {
   std::optional<double> price_per_device_hour;
   std::optional<double> cost, cost_ci_low, cost_ci_high;  // device_hours * price
   std::optional<double> avg_power_watts;
-  std::optional<double> energy_joules;  // avg_power * num_devices * time_s
+  std::optional<double> energy_joules;  // see energy_basis
+  // "measured": joules_per_step * steps * num_devices; "avg_power_watts": avg_power *
+  // num_devices * time_s; "" when neither was given.
+  std::string energy_basis;
+  std::optional<double> joules_per_step;
+  std::optional<double> energy_kwh;                    // energy_joules / 3.6e6
+  std::optional<double> price_per_kwh, energy_cost;  // energy_kwh * price_per_kwh
 };
 
 // std::invalid_argument when the step time's median or the effective batch is not positive.
@@ -55,7 +65,8 @@ Projection project(double target_samples, const Distribution& step_time_s, int e
 
 // scenario.extra["capacity"]["projection"]: {"target_samples","steps","time_s","ci_low_s",
 // "ci_high_s","device_hours","num_devices"} plus "price_per_device_hour","cost","cost_ci_low",
-// "cost_ci_high" and "avg_power_watts","energy_joules" when given.
+// "cost_ci_high", "avg_power_watts", "joules_per_step", "energy_basis", "energy_joules",
+// "energy_kwh", "price_per_kwh", "energy_cost" when known.
 void to_json(nlohmann::json& j, const Projection& p);
 
 // 42 -> "42.0 s", 5400 -> "1h 30m", 200000 -> "2d 7h" (for reports).

@@ -11,6 +11,7 @@
 #include <trainbench/cli/trace_changes.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
+#include <trainbench/cli/history_option.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -26,7 +27,7 @@ struct Args {
   double threshold_pct = 2.0;
 };
 
-Args read_args(const ParsedArgs& parsed) {
+Args read_args(const ParsedArgs& parsed, std::ostream& err) {
   Args a;
   a.positional = parsed.positionals();
   if (auto v = parsed.value("--fail-on-regression")) a.fail_pct = parse_non_negative("--fail-on-regression", *v);
@@ -34,7 +35,7 @@ Args read_args(const ParsedArgs& parsed) {
   a.noise_in = parsed.value_or("--noise", "");
   a.noise_out = parsed.value_or("--noise-out", "");
   a.against = parsed.value_or("--against", "");
-  a.db = parsed.value_or("--db", History::kDefaultPath);
+  if (!a.against.empty()) a.db = history_path(parsed, err);  // the history is read for --against only
   a.json_out = parsed.value_or("--json", "");
   a.aa = parsed.has("--aa");
   a.allow_env_mismatch = parsed.has("--allow-env-mismatch");
@@ -125,7 +126,7 @@ std::string default_noise_path(const std::string& new_location) {
 
 int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   try {
-    const Args a = read_args(parsed);
+    const Args a = read_args(parsed, err);
     CompareOptions options;
     options.same_threshold = a.threshold_pct / 100.0;
     options.allow_env_mismatch = a.allow_env_mismatch;
@@ -212,7 +213,8 @@ const Command& compare_command() {
              "id, or a git revision prefix (the newest run of that revision with\n"
              "the same matrix); never NEW itself. NEW defaults to the newest\n"
              "recorded run"},
-            {"--db", "PATH", "history database (default results/history.sqlite)"},
+            history_path_option(),
+            history_db_alias_option(),
             {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
             {"--json", "PATH", "also write the comparison as JSON"}},
        .epilogue =

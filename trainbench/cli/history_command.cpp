@@ -9,6 +9,7 @@
 
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/history_option.hpp>
 #include <trainbench/reporters/history_html.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
@@ -53,13 +54,14 @@ std::string fmt(const char* f, double v) {
 std::string short_rev(const std::string& rev) { return rev.substr(0, std::min<std::size_t>(10, rev.size())); }
 
 // The columns both listings start with (run id, ISO start time, short git revision), then
-// `more_titles`, the first of them `more_width` wide.
-TextTable run_table(std::vector<std::string> more_titles, std::size_t more_width) {
+// `more_titles`, right-aligned when they are figures. Every column fits its widest cell, so a
+// long run id or a slow step (a wider figure) never pushes the columns after it out of line.
+TextTable run_table(std::vector<std::string> more_titles, bool figures) {
   TextTable t;
   t.titles = {"run_id", "started_at", "git"};
   t.titles.insert(t.titles.end(), more_titles.begin(), more_titles.end());
-  t.right.assign(t.titles.size(), false);
-  t.fixed_width = {0, 20, 10, more_width};
+  t.right.assign(t.titles.size(), figures);
+  t.right[0] = t.right[1] = t.right[2] = false;
   return t;
 }
 
@@ -69,7 +71,7 @@ void print_runs(const History& h, int limit, std::ostream& out) {
     out << "no runs recorded in " << h.path() << '\n';
     return;
   }
-  TextTable table = run_table({"ok/all", "matrix"}, 7);
+  TextTable table = run_table({"ok/all", "matrix"}, false);
   for (const auto& r : runs)
     table.rows.push_back({r.run_id, r.started_at, short_rev(r.git_revision),
                           std::to_string(r.ok) + "/" + std::to_string(r.scenarios), r.matrix});
@@ -80,19 +82,18 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
   const auto points = h.trend(scenario, limit);
   TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
                  "no recorded results for scenario '", scenario, "'");
-  TextTable table = run_table({"median ms", "samples/s"}, 22);
+  TextTable table = run_table({"median ms", "95% CI ms", "samples/s"}, true);
   for (const auto& p : points) {
     if (p.status != "ok") {  // a note in place of the figures
       table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision), p.status});
       continue;
     }
-    table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision),
-                          fmt("%.3f", p.median_s * 1e3) + " [" + fmt("%.3f", p.ci_low * 1e3) + ", " +
-                              fmt("%.3f", p.ci_high * 1e3) + "]",
+    table.rows.push_back({p.run_id, p.started_at, short_rev(p.git_revision), fmt("%.3f", p.median_s * 1e3),
+                          fmt("%.3f", p.ci_low * 1e3) + " .. " + fmt("%.3f", p.ci_high * 1e3),
                           fmt("%.1f", p.samples_per_s)});
   }
   out << "scenario " << scenario << "\n\n";
-  write_text_table(out, table);
+  write_text_table(out, table, TextLayout{.align_titles = true});
   out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
       << '\n';
 }
@@ -114,7 +115,7 @@ void write_trend_page(const History& h, const std::string& file, const std::stri
 
 int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   try {
-    const std::string db = args.value_or("--db", History::kDefaultPath);
+    const std::string db = history_path(args, err);
     const std::string scenario = args.value_or("--scenario", "");
     const std::string record = args.value_or("--record", "");
     const std::string html = args.value_or("--html", "");
@@ -156,17 +157,18 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 const Command& history_command() {
   static const Command command{
       {.name = "history",
-       .summary = "runs recorded in results/history.sqlite, or one scenario's trend",
-       .synopses = {"[--db PATH] [--scenario ID] [--limit N]",
-                    "[--db PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
-                    "[--db PATH] --record RESULTS"},
+       .summary = "runs recorded in the history database, or one scenario's trend",
+       .synopses = {"[--history PATH] [--scenario ID] [--limit N]",
+                    "[--history PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
+                    "[--history PATH] --record RESULTS"},
        .description =
            "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
            "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
            "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
            "of one matrix, or one scenario.\n",
        .positionals = {},
-       .options = {{"--db", "PATH", "history database (default results/history.sqlite)"},
+       .options = {history_path_option(),
+                   history_db_alias_option(),
                    {"--scenario", "ID", "trend of one scenario, e.g. mlp/fp32/w0/a1/b64"},
                    {"--limit", "N", "at most N runs (the newest)"},
                    {"--html", "FILE", "write an HTML page with a trend chart per scenario"},

@@ -69,6 +69,7 @@ const OptionSet& capacity_option_set() {
         {"devices", OptionType::integer, 1, kIntMax, {}, 1, "devices one run occupies (scales device-hours, cost, energy)"},
         {"price_per_device_hour", OptionType::number, 0, {}, {}, nullptr, "price of one device-hour, for the cost projection"},
         {"avg_power_watts", OptionType::number, 0, {}, {}, nullptr, "average power per device, for the energy projection"},
+        {"price_per_kwh", OptionType::number, 0, {}, {}, nullptr, "electricity price per kWh, for the energy cost projection"},
     };
     // The search probes multiples of multiple_of from start (rounded up) to max_batch.
     s.rules = {{"start", [](const json&, const json& o) -> std::string {

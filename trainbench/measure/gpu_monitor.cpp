@@ -74,6 +74,8 @@ struct NvmlLibrary::Api {
   // nvmlDeviceGetCurrentClocksEventReasons (drivers >= 535), else the older
   // nvmlDeviceGetCurrentClocksThrottleReasons; same signature and bits.
   nvmlReturn_t (*event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  // Optional (drivers since 2017); nullptr when missing: energy is then unavailable, not NVML.
+  nvmlReturn_t (*total_energy)(nvmlDevice_t, unsigned long long*) = nullptr;
 };
 
 std::vector<std::string> decode_clocks_event_reasons(std::uint64_t mask) {
@@ -121,6 +123,7 @@ NvmlLibrary::NvmlLibrary(const std::string& library) {
   need(api->power_usage, "nvmlDeviceGetPowerUsage");
   if (!bind_symbol(handle_, api->event_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     need(api->event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  bind_symbol(handle_, api->total_energy, "nvmlDeviceGetTotalEnergyConsumption");
   if (missing != nullptr) {
     reason_ = std::string("NVML lacks ") + missing + " (driver too old?)";
     return;
@@ -172,6 +175,15 @@ std::optional<GpuSample> NvmlLibrary::sample(unsigned index) const {
   unsigned long long reasons = 0;
   if (api_->event_reasons(dev, &reasons) == kNvmlSuccess) s.clocks_event_reasons = reasons;
   return s;
+}
+
+std::optional<std::uint64_t> NvmlLibrary::total_energy_mj(unsigned index) const {
+  if (index >= device_count_ || api_->total_energy == nullptr) return std::nullopt;
+  nvmlDevice_t dev = nullptr;
+  if (api_->handle_by_index(index, &dev) != kNvmlSuccess) return std::nullopt;
+  unsigned long long mj = 0;
+  if (api_->total_energy(dev, &mj) != kNvmlSuccess) return std::nullopt;
+  return static_cast<std::uint64_t>(mj);
 }
 
 GpuSampler::GpuSampler(const NvmlLibrary& nvml, std::vector<unsigned> devices)

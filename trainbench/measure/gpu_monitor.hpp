@@ -74,6 +74,10 @@ class NvmlLibrary {
   unsigned device_count() const { return device_count_; }
   // nullopt when unavailable or index is out of range; fields NVML refuses are nullopt.
   std::optional<GpuSample> sample(unsigned index) const;
+  // The device's energy counter since the driver loaded, in millijoules
+  // (nvmlDeviceGetTotalEnergyConsumption: Volta and newer). nullopt when unavailable, the
+  // driver lacks the call, or the device does not support it.
+  std::optional<std::uint64_t> total_energy_mj(unsigned index) const;
 
  private:
   struct Api;

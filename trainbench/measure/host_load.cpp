@@ -110,6 +110,8 @@ void DisturbanceMeter::end(const LoadSnapshot& at) {
   } else {
     cpu_unknown_ = true;
   }
+  if (a.own_cpu_s && at.own_cpu_s) process_cpu_s_ += std::max(0.0, *at.own_cpu_s - *a.own_cpu_s);
+  else process_cpu_unknown_ = true;
   for (const auto* s : {&a, &at})
     if (s->load_avg) load_max_ = std::max(load_max_.value_or(0.0), (*s->load_avg)[0]);
   if (at.num_cpus > 0) num_cpus_ = at.num_cpus;
@@ -124,6 +126,7 @@ Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) con
   d.wall_s = wall_s_;
   d.load_avg_max = load_max_;
   d.num_cpus = num_cpus_;
+  if (segments_ > 0 && !process_cpu_unknown_) d.process_cpu_s = process_cpu_s_;
   if (segments_ == 0 || wall_s_ <= 0) {
     d.reason = "host load unknown: no measured segment";
     return d;
@@ -173,6 +176,7 @@ void to_json(nlohmann::json& j, const Disturbance& d) {
        {"num_cpus", d.num_cpus},
        {"segments", d.segments},
        {"wall_s", d.wall_s},
+       {"process_cpu_s", d.process_cpu_s ? nlohmann::json(*d.process_cpu_s) : nlohmann::json(nullptr)},
        {"contended", d.contended},
        {"reason", d.reason},
        {"thresholds", d.thresholds}};
@@ -189,6 +193,7 @@ void from_json(const nlohmann::json& j, Disturbance& d) {
   d.num_cpus = j.value("num_cpus", 0);
   d.segments = j.value("segments", 0);
   d.wall_s = j.value("wall_s", 0.0);
+  if (j.contains("process_cpu_s") && j.at("process_cpu_s").is_number()) d.process_cpu_s = j.at("process_cpu_s").get<double>();
   d.contended = j.value("contended", false);
   d.reason = j.value("reason", std::string());
   if (j.contains("thresholds")) d.thresholds = j.at("thresholds").get<ContentionThresholds>();

@@ -81,6 +81,10 @@ struct Disturbance {
   int num_cpus = 0;
   int segments = 0;
   double wall_s = 0;           // measured wall time, all segments together
+  // This process's CPU time (getrusage: user + system, every thread) over the measured
+  // segments; nullopt when getrusage failed at some edge. Divided by the measured steps, it is
+  // the CPU time per step that gbench.json reports as cpu_time.
+  std::optional<double> process_cpu_s;
   bool contended = false;      // never true when !available
   // Why contended ("other processes used 1.85 cores on average (threshold 0.25)"), or why
   // unavailable; empty for a quiet scenario.
@@ -112,6 +116,8 @@ class DisturbanceMeter {
   double wall_s_ = 0;
   double busy_s_ = 0;
   double own_s_ = 0;
+  double process_cpu_s_ = 0;  // own CPU alone, known even where /proc/stat is not
+  bool process_cpu_unknown_ = false;
   std::uint64_t steal_ticks_ = 0;
   std::uint64_t total_ticks_ = 0;
   std::optional<double> load_max_;
@@ -123,7 +129,7 @@ class DisturbanceMeter {
 void to_json(nlohmann::json& j, const ContentionThresholds& t);
 void from_json(const nlohmann::json& j, ContentionThresholds& t);
 // {"available","other_cpu_cores","steal_fraction","load_avg_max" (null unknown),"num_cpus",
-//  "segments","wall_s","contended","reason","thresholds"}
+//  "segments","wall_s","process_cpu_s" (null unknown),"contended","reason","thresholds"}
 void to_json(nlohmann::json& j, const Disturbance& d);
 void from_json(const nlohmann::json& j, Disturbance& d);
 

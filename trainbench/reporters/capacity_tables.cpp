@@ -1,5 +1,7 @@
 #include <trainbench/reporters/capacity_tables.hpp>
 
+#include <trainbench/reporters/energy_view.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -65,10 +67,17 @@ TextTable scenario_capacity_table(const RunResult& run) {
   const double scale = tera ? 1e12 : 1e9;
   const std::string unit = tera ? "TFLOP/s" : "GFLOP/s";
 
+  // The energy column only when some projection has an energy figure (measured or given power).
+  bool energy_column = false;
+  for (const auto& [s, c] : found) energy_column |= c.projection && !projected_energy(*c.projection).empty();
   TextTable t;
   t.titles = {"scenario",    "GFLOP/sample", "achieved " + unit,     "peak " + unit, "peak source",
               "MFU",         "target samples", "projected h [95% CI]", "device-h",     "cost"};
   t.right = {false, true, true, true, false, true, true, true, true, true};
+  if (energy_column) {
+    t.titles.push_back("energy");
+    t.right.push_back(false);
+  }
   for (const auto& [s, c] : found) {
     std::vector<std::string> row = {
         s->id,
@@ -82,8 +91,11 @@ TextTable scenario_capacity_table(const RunResult& run) {
       row.push_back(hours(p->time_s) + " [" + hours(p->ci_low_s) + ", " + hours(p->ci_high_s) + "]");
       row.push_back(fixed(p->device_hours, 2));
       row.push_back(p->cost ? fixed(*p->cost, 2) : "-");
+      const std::string energy = projected_energy(*p);
+      if (energy_column) row.push_back(energy.empty() ? "-" : energy);
     } else {
       row.insert(row.end(), {"-", "-", "-", "-"});
+      if (energy_column) row.push_back("-");
     }
     t.rows.push_back(std::move(row));
   }

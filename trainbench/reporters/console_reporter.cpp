@@ -1,6 +1,8 @@
 #include <trainbench/reporters/console_reporter.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/energy_view.hpp>
+#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
@@ -117,6 +119,19 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     warned = true;
     os << "WARNING loss parity: " << s.id << " drifted " << percent(lp->rel_drift, 2)
        << "% from " << lp->reference_id << " (tolerance " << percent(lp->tolerance, 2) << "%)\n";
+  }
+
+  bool memory_heading = false;
+  for (const auto& s : run.scenarios) {
+    const std::string memory = memory_timeline_summary(s);
+    if (memory.empty()) continue;
+    if (!memory_heading) os << "\nmemory over the profiling window\n";
+    memory_heading = true;
+    os << "  " << s.id << ": " << memory << '\n';
+  }
+  if (const auto energy = energy_lines(run); !energy.empty()) {
+    os << "\nenergy over the timed steps\n";
+    for (const auto& line : energy) os << "  " << line << '\n';
   }
 
   print_capacity(os, run);

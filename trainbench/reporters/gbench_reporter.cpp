@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 
 #include <trainbench/measure/system_info.hpp>
 
@@ -40,11 +41,25 @@ SystemInfo recorded_host(const nlohmann::json& env) {
   }
 }
 
+// compare.py prints times with no decimals ("{:10.0f}") in the file's unit, so milliseconds
+// would show a 4.19 ms step as "4"; microseconds keep three digits of it. One unit for every
+// scenario and every run: compare.py only pairs benchmarks of the same time_unit.
+constexpr const char* kTimeUnit = "us";
+constexpr double kMicrosecondsPerSecond = 1e6;
+
 // Nine significant digits: no "4.1878899999999994" noise from the seconds-to-ms product.
 double round9(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return std::strtod(buf, nullptr);
+}
+
+// This process's CPU seconds per measured step (host_load.hpp's process_cpu_s over the measured
+// steps), when the results carry it; results from before it was measured have none.
+std::optional<double> cpu_s_per_step(const ScenarioResult& s) {
+  const auto it = s.disturbance.find("process_cpu_s");
+  if (it == s.disturbance.end() || !it->is_number() || s.measured_steps <= 0) return std::nullopt;
+  return it->get<double>() / s.measured_steps;
 }
 
 }  // namespace
@@ -83,20 +98,22 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
   int family = 0;
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) continue;
-    const double median_ms = round9(s.step_time_s.median * 1e3);
-    benchmarks.push_back({{"name", s.id},
-                          {"family_index", family++},
-                          {"per_family_instance_index", 0},
-                          {"run_name", s.id},
-                          {"run_type", "iteration"},
-                          {"repetitions", 1},
-                          {"repetition_index", 0},
-                          {"threads", 1},
-                          {"iterations", s.measured_steps},
-                          {"real_time", median_ms},
-                          {"cpu_time", median_ms},
-                          {"time_unit", "ms"},
-                          {"items_per_second", s.samples_per_s}});
+    nlohmann::json b = {{"name", s.id},
+                        {"family_index", family++},
+                        {"per_family_instance_index", 0},
+                        {"run_name", s.id},
+                        {"run_type", "iteration"},
+                        {"repetitions", 1},
+                        {"repetition_index", 0},
+                        {"threads", 1},
+                        {"iterations", s.measured_steps},
+                        {"real_time", round9(s.step_time_s.median * kMicrosecondsPerSecond)},
+                        {"time_unit", kTimeUnit},
+                        {"items_per_second", s.samples_per_s}};
+    // compare.py reads a benchmark without cpu_time as not comparable: a run recorded before
+    // CPU time was measured is left out there rather than given a CPU time it never measured.
+    if (const auto cpu = cpu_s_per_step(s)) b["cpu_time"] = round9(*cpu * kMicrosecondsPerSecond);
+    benchmarks.push_back(std::move(b));
   }
   return {{"context", context}, {"benchmarks", benchmarks}};
 }

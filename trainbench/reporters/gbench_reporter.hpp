@@ -1,7 +1,8 @@
 // Google Benchmark-compatible JSON ({"context", "benchmarks"}), so google/benchmark's
 // tools/compare.py can diff two trainbench runs. One "iteration" entry per ok scenario:
-// iterations = measured steps, real_time = cpu_time = median step time in ms,
-// items_per_second = samples/s.
+// iterations = measured steps, time_unit "us", real_time = median step time, cpu_time = this
+// process's CPU time (every thread, the data loader's included) per measured step, left out for
+// results recorded before it was measured; items_per_second = samples/s.
 // The context's num_cpus, mhz_per_cpu, cpu_scaling_enabled, caches and load_avg describe the
 // run's machine as captured at run start (environment["host"], trainbench/measure/system_info.hpp),
 // never the machine re-rendering the report. A manifest without them (older runs) falls back to

@@ -1,5 +1,7 @@
 #include <trainbench/reporters/html_chart_data.hpp>
 
+#include <trainbench/reporters/memory_timeline_view.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -354,6 +356,7 @@ json html_chart_data(const RunResult& run) {
   for (auto& chart : loss_charts(ok, report::common_loss_step(run))) charts.push_back(std::move(chart));
   for (auto& chart : loss_difference_charts(run, ok)) charts.push_back(std::move(chart));
   for (auto& chart : step_time_charts(ok)) charts.push_back(std::move(chart));
+  if (auto memory = report::memory_timeline_chart(run)) charts.push_back(std::move(*memory));
   return {{"run_id", run.run_id},
           {"matrix", run.matrix_name},
           {"baseline_id", run.baseline_id},

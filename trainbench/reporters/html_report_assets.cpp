@@ -324,6 +324,21 @@ const char* const kDrawScriptBody = R"js(  var VERDICT_COLORS = { faster: '#2da4
       };
     }
     if (spec.kind === 'capacity') return capacityConfig(spec, base);
+    if (spec.kind === 'memory') {  // {x: ms, y: MiB} points: the profiling window's memory timeline
+      return {
+        type: 'line',
+        data: { datasets: spec.datasets.map(function (d, i) {
+          var c = colour(i);
+          return { label: d.label, data: d.data, borderColor: c, backgroundColor: c, pointRadius: 0,
+                   pointHoverRadius: 3, borderWidth: 1.5 };
+        }) },
+        options: Object.assign(base, {
+          interaction: { mode: 'nearest', intersect: false },
+          scales: axes(spec.x_title, spec.y_title, { type: 'linear' }, { beginAtZero: false }),
+          plugins: { legend: legend() }
+        })
+      };
+    }
     if (spec.kind === 'loss_difference') {
       return {
         type: 'line',

@@ -9,6 +9,7 @@
 #include <trainbench/capacity/utilization.hpp>
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
+#include <trainbench/reporters/energy_view.hpp>
 #include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_page.hpp>
@@ -117,10 +118,21 @@ void render_header(std::ostream& os, const RunResult& run) {
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   const std::size_t loss_step = common_loss_step(run);
+  // Columns that would be all zeros or dashes stay out: the table must fit a 1400 px page.
+  bool tokens = false, skipped = false, traced = false;
+  for (const auto& s : run.scenarios) {
+    tokens |= s.tokens_per_s > 0;
+    skipped |= s.skipped_steps > 0;
+    traced |= !traces_of(s).empty();
+  }
+  const int detail_columns = 10 + (tokens ? 1 : 0) + (skipped ? 1 : 0) + (traced ? 1 : 0);
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
         "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
-        "<th>tokens/s</th><th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
-        "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th><th>skipped steps</th><th>peak mem</th><th>traces</th></tr>\n";
+     << (tokens ? "<th>tokens/s</th>" : "")
+     << "<th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
+        "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th>"
+     << (skipped ? "<th>skipped steps</th>" : "") << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "")
+     << "</tr>\n";
   for (const auto& s : run.scenarios) {
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
@@ -128,13 +140,13 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
        << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
        << num_td(std::to_string(global_batch(s.params)));
     if (!has_timing_columns(s)) {
-      os << "<td class=\"wrap\" colspan=\"13\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
+      os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
          << "</td></tr>\n";
       continue;
     }
     os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s))
-       << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s))
-       << num_td(rate(s.tokens_per_s));
+       << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s));
+    if (tokens) os << num_td(rate(s.tokens_per_s));
     auto c = s.comparison;
     if (!c) os << num_td("-") << td("-");
     else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
@@ -147,8 +159,14 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     if (drifted)
       os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
          << percent(lp->tolerance, 2) << "%</span>";
-    os << "</td>" << num_td(std::to_string(s.skipped_steps)) << num_td(bytes(peak_memory_bytes(s)))
-       << "<td>";
+    os << "</td>";
+    if (skipped) os << num_td(std::to_string(s.skipped_steps));
+    os << num_td(bytes(peak_memory_bytes(s)));
+    if (!traced) {
+      os << "</tr>\n";
+      continue;
+    }
+    os << "<td>";
     bool first = true;
     for (const auto& [kind, path] : traces_of(s)) {
       os << (first ? "" : " · ");
@@ -162,6 +180,11 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     os << "</td></tr>\n";
   }
   os << "</table>\n";
+  if (const auto energy = energy_lines(run); !energy.empty()) {
+    os << "<p class=\"meta\" id=\"tb-energy\">Energy over the timed steps: ";
+    for (std::size_t k = 0; k < energy.size(); ++k) os << (k ? " · " : "") << esc(energy[k]);
+    os << "</p>\n";
+  }
 }
 
 void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {

@@ -3,6 +3,8 @@
 #include <trainbench/reporters/findings.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
+#include <trainbench/reporters/energy_view.hpp>
+#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
@@ -136,6 +138,14 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
   if (t.empty()) return;
   os << "\n#### Profiling\n\nTraces open in https://ui.perfetto.dev or chrome://tracing.\n\n";
   write_table(os, t, 1);
+  bool memory_heading = false;
+  for (const auto& s : run.scenarios) {
+    const std::string memory = memory_timeline_summary(s);
+    if (memory.empty()) continue;
+    if (!memory_heading) os << "\nMemory over the profiling window:\n\n";
+    memory_heading = true;
+    os << "- " << code(s.id) << ": " << cell(memory) << '\n';
+  }
 }
 
 }  // namespace
@@ -240,6 +250,11 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     std::string loss = loss_cell(s, loss_step);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
     os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+  }
+
+  if (const auto energy = energy_lines(run); !energy.empty()) {
+    os << "\nEnergy over the timed steps:\n\n";
+    for (const auto& line : energy) os << "- " << cell(line) << '\n';
   }
 
   render_capacity(os, run);

@@ -32,8 +32,7 @@ struct TrendPoint {
 
 class History {
  public:
-  // "results/history.sqlite", relative to the working directory.
-  static constexpr const char* kDefaultPath = "results/history.sqlite";
+  // Where the file is when the user names none: history_location.hpp.
 
   // Opens (creating the file, its directory and the tables when missing). InputError naming
   // the file when it is not a trainbench history; OutputError when it cannot be written (full

@@ -53,6 +53,11 @@ capacity::Projection projection_from(const nlohmann::json& p) {
   v.cost_ci_high = optional_number(p, "cost_ci_high");
   v.avg_power_watts = optional_number(p, "avg_power_watts");
   v.energy_joules = optional_number(p, "energy_joules");
+  v.joules_per_step = optional_number(p, "joules_per_step");
+  v.energy_basis = field_text(p, "energy_basis");
+  v.energy_kwh = optional_number(p, "energy_kwh");
+  v.price_per_kwh = optional_number(p, "price_per_kwh");
+  v.energy_cost = optional_number(p, "energy_cost");
   return v;
 }
 
@@ -205,6 +210,7 @@ void to_json(nlohmann::json& j, const ProfileSection& s) {
   put_optional(j, "dropped_host_spans", s.dropped_host_spans);
   if (!s.cupti_skipped.empty()) j["cupti_skipped"] = s.cupti_skipped;
   if (!s.cupti.is_null()) j["cupti"] = s.cupti;
+  if (!s.memory_timeline.is_null()) j["memory_timeline"] = s.memory_timeline;
 }
 void from_json(const nlohmann::json& j, ProfileSection& s) {
   if (const auto* traces = field_object(j, "traces"))
@@ -216,6 +222,7 @@ void from_json(const nlohmann::json& j, ProfileSection& s) {
   s.dropped_host_spans = optional_integer(j, "dropped_host_spans");
   s.cupti_skipped = field_text(j, "cupti_skipped");
   if (const auto* cupti = field_object(j, "cupti")) s.cupti = *cupti;
+  if (const auto* timeline = field_object(j, "memory_timeline")) s.memory_timeline = *timeline;
 }
 
 void to_json(nlohmann::json& j, const ScenarioCapacitySection& s) {

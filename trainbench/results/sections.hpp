@@ -50,6 +50,9 @@ struct ProfileSection {
   std::optional<std::int64_t> dropped_host_spans;
   std::string cupti_skipped;                 // why CUPTI was asked for and not run, else ""
   nlohmann::json cupti;                      // profile_summary.hpp's summary; null when not collected
+  // The window's memory over time (measure/memory_timeline.hpp's memory_timeline_json); null
+  // when no host-trace window ran.
+  nlohmann::json memory_timeline;
 };
 
 // extra.capacity of a scenario: FLOPs, MFU and the optional time-to-train projection

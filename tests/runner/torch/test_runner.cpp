@@ -79,6 +79,13 @@ TEST(Runner, TinyMatrixRunsSkipsAndValidates) {
       EXPECT_EQ(s.phases.size(), 5u);
       EXPECT_EQ(s.loss_curve.size(), static_cast<std::size_t>(s.warmup_steps + s.measured_steps));
       EXPECT_GT(s.memory.peak_rss_bytes, 0);
+      // Energy of the timed steps, or why there is none (no RAPL in a VM, an unreadable file).
+      ASSERT_TRUE(s.extra.contains("energy")) << s.id;
+      const auto& energy = s.extra.at("energy");
+      if (energy.at("available").get<bool>()) EXPECT_GT(energy.at("joules_per_step").get<double>(), 0) << energy;
+      else EXPECT_FALSE(energy.at("reason").get<std::string>().empty()) << energy;
+      // The process's CPU time over the measured segments (gbench.json's cpu_time).
+      EXPECT_GT(s.disturbance.value("process_cpu_s", 0.0), 0) << s.disturbance;
       ++ok;
     }
   }

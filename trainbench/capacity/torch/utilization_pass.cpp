@@ -33,6 +33,14 @@ int devices_used(const RunResult& run, const ScenarioParams& p) {
   return std::max(1, (p.world_size + std::max(1, per_node) - 1) / std::max(1, per_node));
 }
 
+// The scenario's measured energy per step (energy_meter.hpp's extra.energy), when available.
+std::optional<double> measured_joules_per_step(const ScenarioResult& s) {
+  const auto it = s.extra.find("energy");
+  if (it == s.extra.end() || !it->is_object() || !it->value("available", false)) return std::nullopt;
+  const auto& jps = it->value("joules_per_step", nlohmann::json());
+  return jps.is_number() && jps.get<double>() > 0 ? std::optional<double>(jps.get<double>()) : std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -54,6 +62,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
     projection_options.price_per_device_hour = cap.at("price_per_device_hour").get<double>();
   if (cap.contains("avg_power_watts"))
     projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
+  if (cap.contains("price_per_kwh")) projection_options.price_per_kwh = cap.at("price_per_kwh").get<double>();
 
   std::map<std::pair<std::string, Precision>, MeasuredPeak> peaks;
   run.extra["peaks"] = nlohmann::json::array();
@@ -103,6 +112,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
       const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
       auto options = projection_options;
       options.num_devices = std::max(options.num_devices, devices);
+      options.joules_per_step = measured_joules_per_step(s);
       projection = capacity::project(samples, s.step_time_s, static_cast<int>(global_batch(s.params)), options);
     }
     s.capacity = capacity::capacity_section(per_sample, s.samples_per_s, peak, projection);

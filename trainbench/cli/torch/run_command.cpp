@@ -15,6 +15,7 @@
 #include <trainbench/matrix/matrix_listing.hpp>
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
+#include <trainbench/results/history_location.hpp>
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/run_folder_lock.hpp>
 #include <trainbench/runner/rank_environment.hpp>
@@ -54,7 +55,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::optional<bool> profile;
   std::int64_t memory_budget = 0;
-  std::string history = "results/history.sqlite";
+  std::string history;       // "" with --no-history (history_location.hpp otherwise)
+  std::string history_note;  // said once when the old relative history is the one used
   std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
   std::optional<Detail> progress = Detail::normal;  // std::nullopt: --quiet
   int nproc_per_node = 0;        // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
@@ -73,8 +75,11 @@ RunArgs read_run_args(const ParsedArgs& p) {
   if (const auto flag = p.last_of({"--profile", "--no-profile"}); !flag.empty()) a.profile = flag == "--profile";
   if (const auto size = p.value("--memory-budget"))
     a.memory_budget = capacity::parse_byte_size(*size, "--memory-budget");
-  if (const auto flag = p.last_of({"--history", "--no-history"}); flag == "--no-history") a.history.clear();
-  else if (!flag.empty()) a.history = *p.value("--history");
+  if (p.last_of({"--history", "--no-history"}) != "--no-history") {
+    const auto location = resolve_history_location(p.value("--history"));
+    a.history = location.path;
+    a.history_note = location.note;
+  }
   if (const auto flag = p.last_of({"--isolate", "--no-isolate"}); !flag.empty()) a.isolate = flag == "--isolate";
   a.progress = progress_detail(p);
   if (const auto n = p.value("--nproc-per-node")) {
@@ -125,6 +130,7 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   options.profile = a.profile;
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
+  if (!a.history_note.empty()) console.message(a.history_note + "\n");
 }
 
 int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& world, std::ostream& out,
@@ -339,7 +345,8 @@ const Command& run_command() {
                    {"--profile", "", "profile every scenario (as the matrix's profile.enabled: true)"},
                    {"--no-profile", "", "profile no scenario"},
                    kMemoryBudgetOption,
-                   {"--history", "DB", "history database to record the run in (default results/history.sqlite)"},
+                   {"--history", "DB", "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
+                    "else ~/.local/share/trainbench/history.sqlite; README \"History\")"},
                    {"--no-history", "", "do not record the run"},
                    {"--isolate", "",
                     "each scenario in its own process, so a crash (segfault, abort) is\n"

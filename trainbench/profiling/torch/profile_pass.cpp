@@ -1,12 +1,14 @@
 #include <trainbench/profiling/torch/profile_pass.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include <ATen/DeviceAccelerator.h>
 #include <torch/cuda.h>
 
 #include <trainbench/capacity/memory_probe.hpp>
+#include <trainbench/measure/memory_timeline.hpp>
 #include <trainbench/measure/stats.hpp>
 #include <trainbench/profiling/chrome_trace_logger.hpp>
 #include <trainbench/profiling/nvtx.hpp>
@@ -29,6 +31,28 @@ std::int64_t memory_in_use(c10::Device device) {
   if (device.is_cuda())
     return at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].current;
   return capacity::read_proc_status_bytes("VmRSS");
+}
+
+// Between two memory readings of the window's timeline: fine enough to see a step's
+// activations come and go, cheap enough (a /proc read or an allocator-stats copy) on one core.
+constexpr auto kMemorySampleInterval = std::chrono::milliseconds(1);
+
+// The sampler of the window's memory timeline: the caching allocator's bytes in tensors on a
+// GPU (the figure torch.cuda.memory_allocated reports), the resident set on the CPU. Both are
+// safe to read from the sampler's own thread.
+MemorySampler memory_sampler(c10::Device device) {
+  if (device.is_cuda()) {
+    const auto index = device.index();
+    return MemorySampler([index] { return at::accelerator::getDeviceStats(index).allocated_bytes[0].current; },
+                         "cuda_allocated", kMemorySampleInterval);
+  }
+  return MemorySampler(read_statm_rss_bytes, "rss", kMemorySampleInterval);
+}
+
+// The timeline as a counter track of the host trace (Chrome trace "ph":"C").
+void record_memory_track(profiling::HostRecorder& recorder, const MemoryTimeline& timeline) {
+  const char* name = timeline.source == "rss" ? "memory_timeline_rss_bytes" : "memory_timeline_cuda_allocated_bytes";
+  for (const auto& point : timeline.points) recorder.record_counter(name, static_cast<double>(point.bytes), point.ts_ns);
 }
 }  // namespace
 
@@ -91,12 +115,17 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
       collector->start();
     }
 #endif
+    MemorySampler memory = memory_sampler(device);
+    memory.start();
     for (int i = 0; i < options_.window; ++i) {
       profiled_step(i);
       recorder_->record_counter("step_time_ms", sample.step_s * 1e3);
       recorder_->record_counter("memory_in_use_bytes", static_cast<double>(memory_in_use(device)));
       window_steps.push_back(sample.step_s);
     }
+    const MemoryTimeline timeline = memory.stop();
+    record_memory_track(*recorder_, timeline);
+    result.memory_timeline = memory_timeline_json(timeline);
 #if defined(TRAINBENCH_HAVE_CUPTI)
     if (collector) records = collector->stop();
 #endif

@@ -16,6 +16,7 @@
 #include <trainbench/capacity/flops.hpp>
 #include <trainbench/capacity/memory_probe.hpp>
 #include <trainbench/measure/divergence.hpp>
+#include <trainbench/measure/energy_meter.hpp>
 #include <trainbench/measure/gpu_monitor.hpp>
 #include <trainbench/measure/host_load.hpp>
 #include <trainbench/measure/segment_stats.hpp>
@@ -177,6 +178,7 @@ struct ScenarioSession::State {
   std::optional<MemoryStats> memory;  // read after the first segment
   DisturbanceMeter disturbance;
   std::optional<GpuSampler> gpu;  // NVML clocks, temperature, throttling at segment edges
+  std::optional<EnergyMeter> energy;  // NVML or RAPL energy counter at segment edges
 
   bool warmed_up = false;
   int unmeasured_steps = 0;  // warm-up plus every segment's re-warm
@@ -284,6 +286,8 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   s.memory_watch = std::make_unique<MemoryWatch>(s.device, base_rss_bytes);
   if (s.device.is_cuda() && NvmlLibrary::shared().available())
     s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
+  s.energy.emplace(open_energy_counter(s.device.is_cuda() ? "cuda" : "cpu",
+                                       s.device.is_cuda() ? static_cast<unsigned>(s.device.index()) : 0));
 }
 
 ScenarioSession::~ScenarioSession() = default;
@@ -336,6 +340,7 @@ void ScenarioSession::run_segment(int round) {
     s.measured.resize(measured_mark);
     s.unmeasured_steps = unmeasured_mark;
     s.disturbance.cancel();
+    s.energy->cancel();
     throw Interrupted();
   };
   // Unmeasured steps stop early once `budget_s` of wall time is spent: a large warmup must not
@@ -370,6 +375,7 @@ void ScenarioSession::run_segment(int round) {
   const std::size_t first = s.measured.size();
   double measured_s = 0;
   if (s.gpu) s.gpu->sample();
+  s.energy->begin();
   s.disturbance.begin();
   while (go_on(s.criterion->segment_done(seg.steps, measured_s))) {
     if (s.options.test_hook) s.options.test_hook(p, static_cast<int>(s.loss_curve.size()));
@@ -380,6 +386,8 @@ void ScenarioSession::run_segment(int round) {
     ++seg.steps;
   }
   s.disturbance.end();
+  // This rank's samples: the counter is this rank's GPU (or node).
+  s.energy->end(seg.steps, static_cast<double>(seg.steps) * static_cast<double>(p.effective_batch));
   if (s.gpu) s.gpu->sample();
   std::vector<double> times;
   for (std::size_t i = first; i < s.measured.size(); ++i) times.push_back(s.measured[i].step_s);
@@ -455,6 +463,7 @@ ScenarioResult ScenarioSession::State::result() const {
       r.disturbance["reason"] = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
     }
   }
+  if (energy) r.extra["energy"] = energy->result();
   if (source) r.extra["dataset"] = {{"samples", source->size()}};
   if (model) {
     const auto layers = model->layers_per_sample();
