@@ -46,7 +46,10 @@ std::vector<std::string> best_lines(const BestConfiguration& b) {
   if (!b.runner_up_id.empty()) {
     std::string next = "  next: " + b.runner_up_id + ", which the fastest beats by " +
                        ratio_with_verdict(b.vs_runner_up, b.verdict_vs_runner_up);
-    if (b.verdict_vs_runner_up != "faster") next += ": not distinguishable, either will do";
+    if (!b.vs_runner_up.valid)
+      next += ": too few segments for an interval, so no claim either way";
+    else if (b.verdict_vs_runner_up != "faster")
+      next += ": not distinguishable, either will do";
     lines.push_back(next);
   }
   if (!b.faster_but_drifted.empty())
