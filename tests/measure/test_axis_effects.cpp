@@ -128,7 +128,8 @@ TEST(BestConfigurations, SkipsALossDriftAndGroupsByWorkload) {
   EXPECT_EQ(best[1].runner_up_id, "");
   EXPECT_EQ(best[1].reference_id, "");
   // The speed effect still counts the drifted pair, and says so.
-  const AxisEffect* precision = effect_of(axis_effects(run), "precision");
+  const auto effects = axis_effects(run);  // kept: effect_of points into it
+  const AxisEffect* precision = effect_of(effects, "precision");
   ASSERT_NE(precision, nullptr);
   EXPECT_EQ(precision->pairs, 2);
   EXPECT_EQ(precision->drifted_pairs, 1);

@@ -132,7 +132,8 @@ TEST(HtmlChartData, ChartIdsAreElementIds) {
   EXPECT_EQ(chart_slug("resnet@images · amp_bf16"), "resnet@images-amp_bf16");
   EXPECT_EQ(chart_slug("mlp/fp32/w0/a1/b64"), "mlp-fp32-w0-a1-b64");
   std::set<std::string> ids;
-  for (const auto& c : html_chart_data(fixture_run()).at("charts")) {
+  const auto data = html_chart_data(fixture_run());  // kept: a range-for over .at() of a temporary dangles
+  for (const auto& c : data.at("charts")) {
     const std::string id = c.at("id");
     EXPECT_TRUE(ids.insert(id).second) << "duplicate chart id " << id;
     EXPECT_EQ(id.find(' '), std::string::npos) << id;
