@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -26,6 +27,12 @@ namespace tb {
 namespace {
 
 constexpr int kRanks = 2;
+
+// c10d's flight recorder (on by default, one per process) inserts each new process group into a
+// map before taking its lock: two ranks in one process racing on their first collective crash it
+// (seen once in ~100 runs, SIGSEGV in FlightRecorder::recordWithResetEnabled). trainbench runs one
+// rank per process; here the ranks are threads, so the recorder is off before any group forms.
+[[maybe_unused]] const bool kFlightRecorderOff = [] { return ::setenv("TORCH_FR_BUFFER_SIZE", "0", 1) == 0; }();
 
 ScenarioParams mlp_params(int batch, int accumulation, Precision precision) {
   ScenarioParams p;
