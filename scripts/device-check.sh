@@ -97,8 +97,10 @@ stage field 90 "$BIN" run scenarios/field.json --out "$RES/field" --no-history \
 stage standard 100 "$BIN" run scenarios/standard.json --out "$RES/standard" --no-history \
   --set 'steps.time_budget_s=2' --set 'steps.rounds=2' --set 'axes.batch=[32]'
 if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
-  stage bench_harness_overhead 45 "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true
+  # The harness's own cost on the GPU (CUDA events, loss handles, GradScaler at fp16) and on this
+  # host's CPU, at micro-batch 64 and accumulation 1 and 4: three repetitions, each row shown.
+  stage bench_harness_overhead 75 "$TRAINBENCH_BUILD/bench_harness_overhead" --benchmark_repetitions=3 \
+    --benchmark_filter='Part|PairedOverheadCuda|PairedOverhead/batch:64|PairedAA'
 fi
 # Kineto traces are large on a GPU: the first two travel.
 mkdir -p "$RES/kineto"; ls "$RES"/seed/traces/*.pt.trace.json 2>/dev/null | head -2 | xargs -r -I{} cp {} "$RES/kineto/"

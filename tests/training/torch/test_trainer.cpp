@@ -1,15 +1,19 @@
 // The training step: gradient accumulation over k micro-batches equals one batch k times larger;
 // the loss falls on every built-in model; the step reports phases that add up; a planted input
 // delay lands in data_wait; channels_last and the foreach/fused optimizers train the same model
-// to the same parameters as the defaults.
+// to the same parameters as the defaults; the step dispatches no operator a bare loop does not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 #include <torch/utils.h>
 
 #include <trainbench/training/torch/batch_stream.hpp>
+#include <trainbench/training/torch/optimizer_factory.hpp>
 #include <trainbench/training/torch/registry.hpp>
 #include <trainbench/training/torch/trainer.hpp>
 
@@ -84,6 +88,79 @@ TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
     // on forward would say the same but fails on a loaded machine.)
     EXPECT_GE(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], p.accumulation * kDelayS)
         << workers << " workers";
+  }
+}
+
+// The torch operators one step dispatches on this thread, by name.
+class OpCounter {
+ public:
+  OpCounter() {
+    handle_ = at::addThreadLocalCallback(
+        at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+          if (active_ != nullptr) ++(*active_)[fn.name()];
+          return nullptr;
+        }).needsInputs(false));
+  }
+  ~OpCounter() { at::removeCallback(handle_); }
+  template <class F>
+  std::map<std::string, int> count(F&& step) {
+    std::map<std::string, int> ops;
+    active_ = &ops;
+    step();
+    active_ = nullptr;
+    return ops;
+  }
+
+ private:
+  static inline thread_local std::map<std::string, int>* active_ = nullptr;
+  at::CallbackHandle handle_;
+};
+
+// The harness's cost on the hot path, counted rather than timed (timing is the benchmark's
+// job, bench_harness_overhead): against a bare loop of the same model, data and optimizer,
+// Trainer::step dispatches no operator more, except a detach per micro-batch (the handle it
+// keeps of each loss) and, at k > 1 on the CPU, the k - 1 further loss reads. In particular no
+// kernel of its own: no zero_, no add_, no copy.
+TEST(Trainer, StepDispatchesNoOperatorBeyondABareLoop) {
+  for (const int k : {1, 4}) {
+    const ScenarioParams p = mlp_params(8, k);
+    torch::manual_seed(7);
+    auto source = Registry::instance().dataset("synthetic").factory({p.dataset_options, 1});
+    auto bare_model = Registry::instance().model("mlp").factory(p.model_options, source->info());
+    auto harness_model = Registry::instance().model("mlp").factory(p.model_options, source->info());
+    BatchStream bare_stream(source, p.batch, 0), harness_stream(source, p.batch, 0);
+    auto optimizer = make_optimizer(p, bare_model->module().parameters());
+    bare_model->module().train();
+    torch::data::Example<> batch;
+    const auto bare_step = [&] {
+      at::Tensor loss;
+      for (int micro = 0; micro < k; ++micro) {
+        bare_stream.next(batch);
+        loss = bare_model->loss(bare_model->forward(batch.data), batch.target);
+        if (k > 1) loss = loss * (1.0 / k);
+        loss.backward();
+      }
+      optimizer->step();
+      optimizer->zero_grad();
+      return loss.item<double>();
+    };
+    Trainer trainer(p, *harness_model, harness_stream, c10::Device(c10::kCPU));
+    StepSample s;
+    for (int i = 0; i < 2; ++i) {  // past the first step's lazily made state
+      bare_step();
+      trainer.step(s);
+    }
+    OpCounter counter;
+    const auto bare = counter.count(bare_step);
+    const auto harness = counter.count([&] { trainer.step(s); });
+    ASSERT_FALSE(bare.empty()) << "the counter saw no operator: record functions are off";
+    const std::map<std::string, int> allowed = {
+        {"aten::detach", k}, {"detach", k}, {"aten::item", k - 1}, {"aten::_local_scalar_dense", k - 1}};
+    for (const auto& [name, count] : harness) {
+      const int in_bare = bare.count(name) != 0U ? bare.at(name) : 0;
+      const int extra = allowed.count(name) != 0U ? allowed.at(name) : 0;
+      EXPECT_LE(count, in_bare + extra) << name << " at accumulation " << k;
+    }
   }
 }
 

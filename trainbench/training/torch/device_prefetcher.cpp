@@ -13,6 +13,8 @@ namespace tb {
 
 at::Tensor copy_to_device(const at::Tensor& t, c10::Device device, c10::MemoryFormat image_format) {
   const auto format = t.dim() == 4 ? image_format : c10::MemoryFormat::Preserve;
+  // Already there (every CPU scenario): what to() would return, without a trip through the dispatcher.
+  if (t.device() == device && (format == c10::MemoryFormat::Preserve || t.is_contiguous(format))) return t;
   return t.to(device, t.scalar_type(), /*non_blocking=*/true, /*copy=*/false, format);
 }
 

@@ -23,7 +23,7 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
                                                              : c10::MemoryFormat::Preserve),
       scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
       timer_(StepTimer::create(device, boundaries_per_step(params.accumulation))),
-      loss_sum_(at::zeros({}, at::TensorOptions().device(device).dtype(at::kFloat))) {
+      micro_losses_(static_cast<std::size_t>(std::max(1, params.accumulation))) {
   auto& module = model_.module();
   module.to(device_);
   if (input_format_ == c10::MemoryFormat::ChannelsLast)
@@ -38,7 +38,7 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
 
 Trainer::~Trainer() = default;
 
-void Trainer::forward_backward(const at::Tensor& input, const at::Tensor& target, bool sync,
+void Trainer::forward_backward(int micro, const at::Tensor& input, const at::Tensor& target, bool sync,
                                dist::CommTiming& comm) {
   const int k = params_.accumulation;
   at::Tensor loss;
@@ -59,8 +59,21 @@ void Trainer::forward_backward(const at::Tensor& input, const at::Tensor& target
       profiling::TraceRange wait(Phase::comm);  // the exposed all-reduce wait, inside backward
       comm = reducer_->after_sync_backward();
     }
-    loss_sum_.add_(loss.detach());
   }
+  micro_losses_[static_cast<std::size_t>(micro)] = loss.detach();  // a handle: no kernel, no sync
+}
+
+double Trainer::step_loss() const {
+  // The step's mean loss: the micro-batch losses are already divided by k, so their sum. Read
+  // here, after finish_step, where the device is idle; k == 1 costs what a bare loop's one
+  // loss.item() costs. On the CPU each read is a load; on a GPU one read after one reduction.
+  if (micro_losses_.size() == 1) return micro_losses_[0].item<double>();
+  if (!device_.is_cuda()) {
+    double sum = 0;
+    for (const auto& loss : micro_losses_) sum += loss.item<double>();
+    return sum;
+  }
+  return at::stack(micro_losses_).sum().item<double>();
 }
 
 void Trainer::update(StepSample& out) {
@@ -79,7 +92,6 @@ void Trainer::step(StepSample& out) {
   if (graph_ && graph_->captured()) return graph_step(out);
   const int k = params_.accumulation;
   timer_->start_step();
-  loss_sum_.zero_();
   dist::CommTiming comm;
   for (int micro = 0; micro < k; ++micro) {
     const bool sync = reducer_ != nullptr && micro == k - 1;  // DDP's no_sync for the others
@@ -100,7 +112,7 @@ void Trainer::step(StepSample& out) {
         target = copy_to_device(batch_.target, device_, input_format_);
       }
     }
-    forward_backward(input, target, sync, comm);
+    forward_backward(micro, input, target, sync, comm);
   }
   {
     PhaseScope phase(*timer_, Phase::optimizer);
@@ -115,7 +127,7 @@ void Trainer::step(StepSample& out) {
     out.phase_s[static_cast<int>(Phase::comm)] = exposed;
     out.overlapped_comm_s = comm.overlapped_s;
   }
-  out.loss = loss_sum_.item<double>();  // the device is idle here: finish_step synchronized
+  out.loss = step_loss();
 }
 
 void Trainer::prepare_graph(int eager_steps) {
@@ -136,10 +148,9 @@ void Trainer::prepare_graph(int eager_steps) {
   optimizer_->zero_grad();
   capturing_ = true;
   graph_->capture([&] {
-    loss_sum_.zero_();
-    dist::CommTiming no_comm;
+    dist::CommTiming no_comm;  // the captured losses are graph outputs: every replay rewrites them
     for (std::size_t micro = 0; micro < static_inputs_.size(); ++micro)
-      forward_backward(static_inputs_[micro], static_targets_[micro], /*sync=*/false, no_comm);
+      forward_backward(static_cast<int>(micro), static_inputs_[micro], static_targets_[micro], /*sync=*/false, no_comm);
     optimizer_->step();  // no scaler: float16 is refused before a graph is made
   });
   capturing_ = false;
@@ -170,7 +181,7 @@ void Trainer::graph_step(StepSample& out) {
   }
   timer_->finish_step(out);
   out.stepped = true;
-  out.loss = loss_sum_.item<double>();
+  out.loss = step_loss();
 }
 
 }  // namespace tb

@@ -53,7 +53,8 @@ class Trainer {
 
  private:
   // The work of one micro-batch on the device, shared by the eager step and the captured one.
-  void forward_backward(const at::Tensor& input, const at::Tensor& target, bool sync, dist::CommTiming& comm);
+  void forward_backward(int micro, const at::Tensor& input, const at::Tensor& target, bool sync, dist::CommTiming& comm);
+  double step_loss() const;
   void update(StepSample& out);
   void graph_step(StepSample& out);
 
@@ -66,7 +67,7 @@ class Trainer {
   GradScaler scaler_;
   std::unique_ptr<StepTimer> timer_;
   torch::data::Example<> batch_;
-  at::Tensor loss_sum_;  // on the device: summed without a host sync per micro-batch
+  std::vector<at::Tensor> micro_losses_;  // the step's micro-batch losses, detached: read after the step
   dist::GradientReducer* reducer_ = nullptr;
   std::unique_ptr<DevicePrefetcher> prefetcher_;  // pin_memory
   std::unique_ptr<StepGraph> graph_;              // cuda_graphs
