@@ -115,9 +115,9 @@ class HarnessLoop {
 };
 
 double quantile(std::vector<double> v, double q) {
-  const auto at = v.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), at, v.end());
-  return *at;
+  const auto nth = v.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), nth, v.end());
+  return *nth;
 }
 double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 

@@ -395,6 +395,36 @@ TEST(Reporters, PartialResultsRenderDashes) {
   EXPECT_NO_THROW(render(html, run));
 }
 
+// A run without a baseline (a capacity run: each scenario another model or precision at its own
+// batch) has no speed-ups: no geomean and no speed-up or verdict column full of dashes.
+TEST(Reporters, RunWithoutBaselineShowsNoSpeedupColumns) {
+  auto run = fixture_run();
+  run.baseline_id.clear();
+  run.summary.reset();
+  for (auto& s : run.scenarios) s.comparison.reset();
+  const std::string console = render("console", run);
+  EXPECT_EQ(console.find("speedup"), std::string::npos) << console;
+  EXPECT_NE(console.find("\nok 7, failed 1, skipped 1, oom 1"), std::string::npos) << console;
+  const std::string md = render("md", run);
+  EXPECT_EQ(md.find("speedup"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| verdict |"), std::string::npos);
+  EXPECT_NE(md.find("no baseline: each scenario stands alone"), std::string::npos);
+  // Every row of the scenario table has as many cells as its header.
+  const auto header = md.find("| scenario | status |");
+  ASSERT_NE(header, std::string::npos);
+  const auto cells = [](const std::string& line) { return std::count(line.begin(), line.end(), '|'); };
+  const std::string header_line = md.substr(header, md.find('\n', header) - header);
+  std::size_t at = md.find('\n', header) + 1;
+  for (std::string line; at < md.size() && md[at] == '|'; at += line.size() + 1) {
+    line = md.substr(at, md.find('\n', at) - at);
+    EXPECT_EQ(cells(line), cells(header_line)) << line;
+  }
+  HtmlReporter html("/nonexistent");
+  const std::string page = render(html, run);
+  EXPECT_EQ(page.find("speed-up [95% CI]"), std::string::npos);
+  EXPECT_NE(page.find("no baseline"), std::string::npos);
+}
+
 TEST(Reporters, InterruptedScenariosAreCountedAndListed) {
   // A run stopped by Ctrl-C: its unfinished scenarios are trouble, with the way out in the text.
   auto run = fixture_run();

@@ -98,6 +98,14 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
                     loss_cell(s, loss_step),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }
+  // A run without a baseline (capacity) has no speed-ups: no column of dashes for them.
+  const bool compared = !run.baseline_id.empty();
+  if (!compared) {
+    constexpr std::size_t kSpeedColumn = 6;
+    table.titles.erase(table.titles.begin() + kSpeedColumn);
+    table.right.erase(table.right.begin() + kSpeedColumn);
+    for (auto& row : rows) row.erase(row.begin() + kSpeedColumn);
+  }
   print_table(os, table);
 
   bool notes = false;
@@ -138,12 +146,16 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   print_scaling(os, run);
 
   const auto counts = status_counts(run);
-  os << "\ngeomean speedup ";
-  if (auto g = geomean_of(run))
-    os << geomean_cell(*g);
-  else
-    os << "-";
-  os << "; ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
+  os << '\n';
+  if (compared) {
+    os << "geomean speedup ";
+    if (auto g = geomean_of(run))
+      os << geomean_cell(*g);
+    else
+      os << "-";
+    os << "; ";
+  }
+  os << "ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
      << ", oom " << counts.oom << ", diverged " << counts.diverged;
   if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
   if (counts.crashed > 0) os << ", crashed " << counts.crashed;

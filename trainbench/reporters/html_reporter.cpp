@@ -48,17 +48,23 @@ void render_header(std::ostream& os, const RunResult& run) {
     if (auto lp = s.loss_parity; lp && !lp->ok) ++drift;
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
+  // A run without a baseline (capacity) has no speed-ups: no geomean and no columns of dashes.
+  const bool compared = !run.baseline_id.empty();
 
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
-     << "</code> · baseline <code>" << esc(run.baseline_id.empty() ? "-" : run.baseline_id)
-     << "</code> · " << run.scenarios.size() << " scenarios</p>\n";
-  os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">geomean speed-up ";
-  if (auto g = geomean_of(run))
-    os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
-  else
-    os << "-";
-  os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
+     << "</code> · " << (compared ? "baseline <code>" + esc(run.baseline_id) + "</code>" : std::string("no baseline"))
+     << " · " << run.scenarios.size() << " scenarios</p>\n";
+  os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">";
+  if (compared) {
+    os << "geomean speed-up ";
+    if (auto g = geomean_of(run))
+      os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
+    else
+      os << "-";
+    os << " · ";
+  }
+  os << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
      << " skipped · " << counts.oom << " oom";
   if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
   if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
@@ -118,6 +124,7 @@ void render_header(std::ostream& os, const RunResult& run) {
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   const std::size_t loss_step = common_loss_step(run);
+  const bool compared = !run.baseline_id.empty();  // else no speed-up or verdict column (capacity)
   // Columns that would be all zeros or dashes stay out: the table must fit a 1400 px page.
   bool tokens = false, skipped = false, traced = false;
   for (const auto& s : run.scenarios) {
@@ -125,11 +132,11 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     skipped |= s.skipped_steps > 0;
     traced |= !traces_of(s).empty();
   }
-  const int detail_columns = 10 + (tokens ? 1 : 0) + (skipped ? 1 : 0) + (traced ? 1 : 0);
+  const int detail_columns = 8 + (compared ? 2 : 0) + (tokens ? 1 : 0) + (skipped ? 1 : 0) + (traced ? 1 : 0);
   os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
         "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
      << (tokens ? "<th>tokens/s</th>" : "")
-     << "<th>speed-up [95% CI]</th><th>verdict</th><th>phases % d/h/f/b/o[/c]</th>"
+     << (compared ? "<th>speed-up [95% CI]</th><th>verdict</th>" : "") << "<th>phases % d/h/f/b/o[/c]</th>"
         "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th>"
      << (skipped ? "<th>skipped steps</th>" : "") << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "")
      << "</tr>\n";
@@ -148,12 +155,15 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
        << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s));
     if (tokens) os << num_td(rate(s.tokens_per_s));
     auto c = s.comparison;
-    if (!c) os << num_td("-") << td("-");
-    else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
-    else
-      os << num_td(speedup_interval(*c))
-         << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
-         << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
+    if (compared) {
+      if (!c)
+        os << num_td("-") << td("-");
+      else if (c->verdict == "baseline")
+        os << num_td("1.00x") << td("baseline");
+      else
+        os << num_td(speedup_interval(*c)) << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
+           << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
+    }
     const std::string loss = loss_cell(s, loss_step);
     os << td(phase_shares(s)) << td(bottleneck_cell(s)) << "<td>" << esc(loss);
     if (drifted)

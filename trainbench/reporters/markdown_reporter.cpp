@@ -195,12 +195,19 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
-  os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": geomean speedup ";
-  if (auto g = geomean_of(run))
-    os << "**" << geomean_cell(*g) << "**";
-  else
-    os << "-";
-  os << " · " << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
+  // A run without a baseline (capacity: every scenario another model or precision at its own
+  // batch) has no speed-ups: no geomean, and no speed-up or verdict column of dashes.
+  const bool compared = !run.baseline_id.empty();
+  os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": ";
+  if (compared) {
+    os << "geomean speedup ";
+    if (auto g = geomean_of(run))
+      os << "**" << geomean_cell(*g) << "**";
+    else
+      os << "-";
+    os << " · ";
+  }
+  os << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
      << " skipped · " << counts.oom << " oom";
   if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
   if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
@@ -209,10 +216,11 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   if (loss_warnings > 0)
     os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");
   os << "\n\n";
-  if (!run.matrix_name.empty() || !run.baseline_id.empty()) {
-    os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline "
-       << code(run.baseline_id.empty() ? "-" : run.baseline_id) << ".\n\n";
-  }
+  if (compared)
+    os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline " << code(run.baseline_id)
+       << ".\n\n";
+  else if (!run.matrix_name.empty())
+    os << "Matrix " << code(run.matrix_name) << ", no baseline: each scenario stands alone (no speed-ups).\n\n";
   // The answers before the evidence: effects, fastest configuration, bottlenecks.
   for (const auto& group : findings(run)) {
     os << "**" << group.heading << "**\n\n";
@@ -226,13 +234,13 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   if (!warnings.empty()) os << '\n';
 
   const std::size_t loss_step = common_loss_step(run);
-  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | speedup [95% CI] | verdict | "
-        "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
-  os << "|---|---|--:|--:|--:|--:|---|---|---|---|--:|\n";
+  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | " << (compared ? "speedup [95% CI] | verdict | " : "")
+     << "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
+  os << "|---|---|--:|--:|--:|" << (compared ? "--:|---|" : "") << "---|---|---|--:|\n";
   for (const auto& s : run.scenarios) {
     os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
     if (!has_timing_columns(s)) {
-      os << "- | - | - | - | - | - | - | - | - |\n";
+      os << (compared ? "- | - | " : "") << "- | - | - | - | - | - | - |\n";
       continue;
     }
     os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
@@ -242,11 +250,15 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
     auto c = s.comparison;
-    if (!c) os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
-    else if (c->verdict == "baseline") os << "1.00x | baseline | ";
-    else
-      os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
-         << (drifted ? " ⚠️ loss parity" : "") << " | ";
+    if (compared) {
+      if (!c)
+        os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
+      else if (c->verdict == "baseline")
+        os << "1.00x | baseline | ";
+      else
+        os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
+           << (drifted ? " ⚠️ loss parity" : "") << " | ";
+    }
     std::string loss = loss_cell(s, loss_step);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
     os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
