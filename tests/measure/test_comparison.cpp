@@ -68,6 +68,25 @@ TEST(AnnotateRun, LossParityFlagsADriftedCurve) {
   EXPECT_TRUE(again.scenarios[2].loss_parity.value().ok);
 }
 
+// A small model that memorized its data ends near zero: 0.0088 against 0.008 is 10% of a loss
+// that is almost nothing, and no drift once measured against 5% of the starting loss (2.0);
+// the same 10% at a loss still far from zero is flagged.
+TEST(AnnotateRun, LossParityIgnoresTenPercentOfANearlyZeroLoss) {
+  auto run = mixed_precision_run();
+  run.scenarios[0].loss_curve = loss_curve(50, 0.008);
+  run.scenarios[2].loss_curve = loss_curve(50, 0.0088);
+  annotate_run(run);
+  const auto& memorized = run.scenarios[2].loss_parity.value();
+  EXPECT_TRUE(memorized.ok) << memorized.rel_drift;
+  EXPECT_LT(memorized.rel_drift, 0.01);
+
+  auto far = mixed_precision_run();
+  far.scenarios[0].loss_curve = loss_curve(50, 0.8);
+  far.scenarios[2].loss_curve = loss_curve(50, 0.88);
+  annotate_run(far);
+  EXPECT_FALSE(far.scenarios[2].loss_parity.value().ok);
+}
+
 TEST(AnnotateRun, NonFiniteLossIsNeverOk) {
   auto run = mixed_precision_run();
   run.scenarios[1].loss_curve.back() = std::nan("");

@@ -158,7 +158,12 @@ LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& refer
     d.rel_drift = std::numeric_limits<double>::max();
     return d;
   }
-  d.rel_drift = std::abs(value - ref) / std::max(std::abs(ref), 1e-12);
+  // Relative to the reference's loss, but never to less than kLossDriftFloor of where it started:
+  // once a small model has memorized its data (0.008 against 0.0088), a tenth of a nearly zero
+  // loss is no drift, while 0.5 against 0.4 after starting at 2.3 still is.
+  const double start = reference.loss_curve.empty() ? reference.loss_start : reference.loss_curve.front();
+  const double floor = std::isfinite(start) ? kLossDriftFloor * std::abs(start) : 0.0;
+  d.rel_drift = std::abs(value - ref) / std::max({std::abs(ref), floor, 1e-12});
   return d;
 }
 

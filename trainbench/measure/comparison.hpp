@@ -65,6 +65,9 @@ struct LossDrift {
   double rel_drift = 0;
   std::size_t steps_compared = 0;
 };
+// The drift of the last steps both curves have, relative to the reference's loss there, or to
+// kLossDriftFloor of the reference's first loss when that is larger (a memorized, nearly zero loss).
+inline constexpr double kLossDriftFloor = 0.05;
 LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& reference);
 
 // ------------------------------------------------------------------ between two runs
