@@ -218,6 +218,24 @@ TEST_F(CompareCommand, ContendedDataIsNeverARegression) {
   EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, write("new2", slow)}), 1);
 }
 
+// Tried as a user: two short runs (a couple of rounds, so no interval) with every step twice as
+// slow went through the gate with exit 0. A gate that judged nothing refuses (exit 4) instead,
+// naming the scenarios and the way out; a judged regression elsewhere still fails (exit 1).
+TEST_F(CompareCommand, GateWithoutAnIntervalRefusesInsteadOfPassing) {
+  const auto short_run = [](const std::string& id, double step_s, std::uint64_t seed) {
+    return make_run(id, {make_scenario("mlp", Precision::fp32, 128, jittered(step_s, 0.3, 6, seed))});
+  };
+  const auto old_dir = write("old", short_run("old", 0.02, 8));
+  const auto new_dir = write("new", short_run("new", 0.04, 9));
+  EXPECT_EQ(compare({"--fail-on-regression", "5", old_dir, new_dir}), 4) << out_.str() << err_.str();
+  EXPECT_NE(out_.str().find("NOT JUDGED (no interval)"), std::string::npos) << out_.str();
+  EXPECT_NE(err_.str().find("gate refused: no interval for 1 scenario (mlp/fp32/w0/a1/b128)"), std::string::npos)
+      << err_.str();
+  EXPECT_NE(err_.str().find("steps.rounds"), std::string::npos) << err_.str();
+  // Without a gate nothing is refused: the table is information.
+  EXPECT_EQ(compare({old_dir, new_dir}), 0);
+}
+
 // "What was seen" 5: an A/A pair with +1266% was accepted as noise, and the gate then passed a
 // 12x slowdown.
 TEST_F(CompareCommand, ImplausibleNoiseIsRefused) {

@@ -34,6 +34,31 @@ RunResult grid() {
   return run;
 }
 
+// Tried as a user: with two rounds there is no interval, and the line read "fastest X, 1.80x
+// [no CI] noisy than Y". A verdict that is not a direction is said against the reference.
+TEST(Findings, BestConfigurationWithoutADirectionReadsAsASentence) {
+  std::vector<ScenarioResult> cells;
+  std::uint64_t seed = 1;
+  for (int workers : {0, 2}) {
+    auto s = make_segmented_scenario("mlp", Precision::fp32, 64, std::vector<double>(2, workers ? 0.010 : 0.018), 10, 0.01,
+                                     seed++);
+    s.params.workers = workers;
+    s.id = scenario_id(s.params);
+    cells.push_back(s);
+  }
+  auto run = make_run("two-rounds", cells);
+  annotate_run(run);
+  const auto groups = report::findings(run);
+  bool seen = false;
+  for (const auto& g : groups)
+    for (const auto& line : g.lines) {
+      EXPECT_EQ(line.find("noisy than"), std::string::npos) << line;
+      EXPECT_EQ(line.find("same than"), std::string::npos) << line;
+      if (line.rfind("fastest mlp/fp32/w2/a1/b64, against mlp/fp32/w0/a1/b64: 1.80x", 0) == 0) seen = true;
+    }
+  EXPECT_TRUE(seen);
+}
+
 TEST(Findings, EffectsBestConfigurationAndBottlenecks) {
   const auto groups = report::findings(grid());
   ASSERT_EQ(groups.size(), 3u);

@@ -327,7 +327,8 @@ const Command& ab_command() {
            {"--fail-on-regression", "PCT",
             "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
             "PCT percent (even the optimistic end of its family-wise paired\n"
-            "interval), or ok in OLD and broken in NEW; exit 4 when contended"},
+            "interval), or ok in OLD and broken in NEW; exit 4 when contended or\n"
+            "when a scenario has no interval (fewer than 3 rounds)"},
            {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
            {"--aa", "",
             "OLD and NEW are the same build: write each scenario's noise floor\n"
@@ -344,7 +345,8 @@ const Command& ab_command() {
        .epilogue =
            "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
            "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
-           "or the OLD worker crashed); 4 contended; 5 an output could not be written\n"},
+           "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"
+           "not be written\n"},
       ab};
   return command;
 }

@@ -224,7 +224,8 @@ const Command& compare_command() {
            "  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,\n"
            "     implausible A/A noise)\n"
            "  3  environments differ (refused; see --allow-env-mismatch)\n"
-           "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW\n"
+           "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW, or has no\n"
+           "     interval (fewer than 3 measured segments)\n"
            "  5  an output (--json, --noise-out) could not be written; the previous file is kept\n"},
       compare};
   return command;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/support/text_table.hpp>
 
 namespace tb::cli {
@@ -48,6 +49,7 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
       verdict += "  REGRESSION (> " + format("%.1f", s.gate_pct) + "%)";
     }
     if (s.contended) verdict += "  CONTENDED";
+    if (s.unjudged) verdict += "  NOT JUDGED (no interval)";
     table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
                           format("%+.1f%%", s.change_pct), interval, verdict});
   }
@@ -113,6 +115,16 @@ int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream&
   if (c.contended) {
     err << who << ": gate refused: the machine was loaded while some scenarios were measured "
                   "(CONTENDED rows); re-run on a quiet machine\n";
+    return as_int(ExitCode::contended);
+  }
+  if (!c.unjudged.empty()) {
+    // A gate that judged nothing must not read as a pass: two short runs (a round or two) give
+    // a point estimate and no interval, and a 2x slowdown would otherwise go through green.
+    std::string ids;
+    for (const auto& id : c.unjudged) ids += (ids.empty() ? "" : ", ") + id;
+    err << who << ": gate refused: no interval for " << c.unjudged.size() << " scenario"
+        << (c.unjudged.size() == 1 ? "" : "s") << " (" << ids << "): fewer than " << stats::kMinSegments
+        << " measured segments in OLD or NEW; measure more rounds (steps.rounds)\n";
     return as_int(ExitCode::contended);
   }
   return as_int(ExitCode::ok);

@@ -370,6 +370,8 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         const bool slower = gate.valid && gate.high < 1.0 - c.gate_pct / 100.0;
         // A loaded machine is not the code's fault: no regression is called on contended data.
         c.regression = slower && !c.contended;
+        c.unjudged = !gate.valid && !c.contended;
+        if (c.unjudged) out.unjudged.push_back(s.id);
         out.regression = out.regression || c.regression;
         out.contended = out.contended || c.contended;
       }
@@ -425,7 +427,7 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
        {"missing_in_new", c.missing_in_new}, {"compared", c.compared},
        {"regression", c.regression},       {"broken", c.broken},
        {"contended", c.contended},         {"paired", c.paired},
-       {"scenarios", nlohmann::json::array()}};
+       {"unjudged", c.unjudged},           {"scenarios", nlohmann::json::array()}};
   if (c.paired) j["ab_session"] = c.ab_session;
   for (const auto& s : c.scenarios) {
     nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
@@ -445,6 +447,7 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
       if (s.gate_pct > 0) {
         e["gate_pct"] = s.gate_pct;
         e["gate_ci_high"] = s.gate_high;
+        e["unjudged"] = s.unjudged;
       }
     }
     if (s.broken) e["broken"] = true;

@@ -157,6 +157,9 @@ struct ScenarioComparison {
   // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
   bool contended = false;
   std::string contention;   // why, e.g. "new: other processes used 1.9 cores ..."
+  // Gated, but the gate has no interval (fewer than stats::kMinSegments segments in OLD or NEW):
+  // a point estimate alone is no verdict either way, so the gate refuses rather than passes.
+  bool unjudged = false;
 };
 
 struct RunComparison {
@@ -175,6 +178,7 @@ struct RunComparison {
   bool regression = false;   // some scenario slower beyond the gate and its noise
   bool broken = false;       // some scenario broken or missing in NEW (not allowed)
   bool contended = false;    // some compared scenario was contended: the gate refuses to judge
+  std::vector<std::string> unjudged;  // gated scenarios without an interval: the gate refuses too
 };
 
 // The A/B session id when old_run and new_run are its "old" and "new" sides

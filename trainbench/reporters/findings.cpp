@@ -38,8 +38,11 @@ int leading_percent(const std::string& reason) {
 std::vector<std::string> best_lines(const BestConfiguration& b) {
   const std::string where = b.workload.empty() ? "" : b.workload + ": ";
   std::string line = where + "fastest " + b.id;
-  if (!b.reference_id.empty())
-    line += ", " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference) + " than " + b.reference_id;
+  if (!b.reference_id.empty()) {
+    const bool directed = b.verdict_vs_reference == "faster" || b.verdict_vs_reference == "slower";
+    line += directed ? ", " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference) + " than " + b.reference_id
+                     : ", against " + b.reference_id + ": " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference);
+  }
   else if (b.runner_up_id.empty())
     line += " (the only measured configuration)";
   std::vector<std::string> lines{line};
