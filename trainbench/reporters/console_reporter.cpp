@@ -98,8 +98,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
                     loss_cell(s, loss_step),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   }
-  // A run without a baseline (capacity) has no speed-ups: no column of dashes for them.
-  const bool compared = !run.baseline_id.empty();
+  const bool compared = shows_speedups(run);
   if (!compared) {
     constexpr std::size_t kSpeedColumn = 6;
     table.titles.erase(table.titles.begin() + kSpeedColumn);

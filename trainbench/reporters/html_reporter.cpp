@@ -48,8 +48,7 @@ void render_header(std::ostream& os, const RunResult& run) {
     if (auto lp = s.loss_parity; lp && !lp->ok) ++drift;
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
-  // A run without a baseline (capacity) has no speed-ups: no geomean and no columns of dashes.
-  const bool compared = !run.baseline_id.empty();
+  const bool compared = shows_speedups(run);
 
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
@@ -124,7 +123,7 @@ void render_header(std::ostream& os, const RunResult& run) {
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   const std::size_t loss_step = common_loss_step(run);
-  const bool compared = !run.baseline_id.empty();  // else no speed-up or verdict column (capacity)
+  const bool compared = shows_speedups(run);
   // Columns that would be all zeros or dashes stay out: the table must fit a 1400 px page.
   bool tokens = false, skipped = false, traced = false;
   for (const auto& s : run.scenarios) {

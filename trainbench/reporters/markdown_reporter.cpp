@@ -195,9 +195,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
-  // A run without a baseline (capacity: every scenario another model or precision at its own
-  // batch) has no speed-ups: no geomean, and no speed-up or verdict column of dashes.
-  const bool compared = !run.baseline_id.empty();
+  const bool compared = shows_speedups(run);
   os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": ";
   if (compared) {
     os << "geomean speedup ";

@@ -36,6 +36,11 @@ std::vector<SkipGroup> skip_groups(const RunResult& run);
 std::string geomean_cell(const GeomeanSpeedup& g);
 // Statuses whose step times were measured (ok, diverged): their timing columns are shown.
 bool has_timing_columns(const ScenarioResult& s);
+
+// Whether the reports show speed-ups (geomean, speed-up and verdict columns): only a run with a
+// baseline has them. A capacity run has none (each scenario is another model or precision at its
+// own best batch), and a column of dashes would say nothing.
+inline bool shows_speedups(const RunResult& run) { return !run.baseline_id.empty(); }
 // "ok", "ok, contended", "diverged": the status column.
 std::string status_cell(const ScenarioResult& s);
 // run.summary's geometric-mean speedup, if the run has one.
