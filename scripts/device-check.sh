@@ -67,7 +67,7 @@ if [ -x .device/bin/trainbench ]; then
   BIN=$TRAINBENCH_BUILD/trainbench
   "$BIN" --version 2>&1 | tee -a "$OUT/summary.txt"
   for t in "$TRAINBENCH_BUILD"/test_*; do
-    (cd "$TRAINBENCH_BUILD" && timeout -k 5 45 "$t" --gtest_brief=1) > "$RES/$(basename "$t").log" 2>&1
+    (cd "$TRAINBENCH_BUILD" && timeout -k 5 120 "$t" --gtest_brief=1) > "$RES/$(basename "$t").log" 2>&1
     echo "$(basename "$t"): exit $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$RES/$(basename "$t").log" | tr '\n' ' ')" \
       | tee -a "$OUT/summary.txt"
   done

@@ -8,9 +8,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TRAINBENCH_BUILD:-$ROOT/build}
 BIN=$ROOT/.device/bin
-GPU_TESTS=(test_cupti_collector test_kineto_pass test_grad_scaler test_precision test_peak_flops
-  test_optimisation_settings test_gpu_monitor test_nvtx test_multi_tensor_optimizer test_energy_meter
-  test_memory_timeline test_profile_pass test_trace_structure)
+# One test executable per folder (CMakeLists.txt): the folders whose tests exercise CUDA (CUPTI,
+# Kineto, GradScaler, precision, peak FLOPs, optimisation settings, multi-tensor optimizers, GPU
+# monitor, NVTX, energy, memory timeline, profile pass, trace structure).
+GPU_TESTS=(test_profiling_torch test_training_torch test_capacity_torch test_measure test_profiling)
 rm -rf "$BIN"; mkdir -p "$BIN"
 for f in trainbench bench_harness_overhead "${GPU_TESTS[@]}" "$BUILD"/libtrainbench_*.so; do
   src=$f; [[ $f == /* ]] || src=$BUILD/$f

@@ -14,7 +14,7 @@ TB_TORCH_VERSION=2.11.0
 TB_TORCHVISION_VERSION=0.26.0
 TB_VENV=${TRAINBENCH_VENV:-$HOME/.cache/trainbench/venv}
 TB_BUILD=${TRAINBENCH_BUILD:-$TB_ROOT/build}
-TB_APT_PACKAGES=(cmake ninja-build ccache g++ nlohmann-json3-dev libgtest-dev libbenchmark-dev
+TB_APT_PACKAGES=(cmake ninja-build ccache g++ lld nlohmann-json3-dev libgtest-dev libbenchmark-dev
   libbenchmark-tools libgloo-dev libsqlite3-dev zlib1g-dev libjpeg-dev libjs-chart.js python3-venv python3-jsonschema)
 
 tb_log() { printf '[trainbench] %s\n' "$*" >&2; }

@@ -35,7 +35,7 @@ void read_key(const json& j, const char* name, Precision& v) {
 }
 
 template <auto Field>
-ScenarioAxis fixed(const char* name, AxisIdPart id, AxisListingColumn listing) {
+ScenarioAxis fixed_axis(const char* name, AxisIdPart id, AxisListingColumn listing) {
   return {.name = name,
           .value = [](const ScenarioParams& p) { return to_key(p.*Field); },
           .read = [](const json& j, const char* key, ScenarioParams& p) { read_key(j, key, p.*Field); },
@@ -46,7 +46,7 @@ ScenarioAxis fixed(const char* name, AxisIdPart id, AxisListingColumn listing) {
 template <auto Field, auto Values>
 ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing, AxisValueRule rule,
                      json baseline) {
-  ScenarioAxis axis = fixed<Field>(name, id, listing);
+  ScenarioAxis axis = fixed_axis<Field>(name, id, listing);
   axis.product = ProductAxis{
       .rule = rule,
       .baseline = std::move(baseline),
@@ -111,13 +111,13 @@ const std::vector<ScenarioAxis>& scenario_axes() {
   static const std::vector<ScenarioAxis> axes = {
       not_a_knob(product<&ScenarioParams::model, &MatrixSpec::models>(
           "model", {}, {.header = "model"}, {.kind = AxisValueRule::Kind::model_name}, nullptr)),
-      not_a_knob(fixed<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
+      not_a_knob(fixed_axis<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
                                                  {.header = "dataset", .empty_text = "(default)"})),
-      not_a_knob(fixed<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"})),
+      not_a_knob(fixed_axis<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"})),
       // Ids leave out adam, the default, and end with any other optimizer.
-      fixed<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
+      fixed_axis<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
       // Ids end with "/strong" for strong scaling (the matrix's batch was global).
-      not_a_knob(fixed<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {})),
+      not_a_knob(fixed_axis<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {})),
       product<&ScenarioParams::precision, &MatrixSpec::precisions>(
           "precision", {.prefix = "/"}, {.header = "precision"},
           {.kind = AxisValueRule::Kind::choice, .choices = &precision_names()}, "fp32"),

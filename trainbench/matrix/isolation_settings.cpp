@@ -1,4 +1,5 @@
 #include <trainbench/matrix/isolation_settings.hpp>
+#include <trainbench/support/join.hpp>
 
 #include <trainbench/matrix/option_spec.hpp>
 #include <trainbench/support/error.hpp>
@@ -9,12 +10,6 @@ namespace {
 
 // Steps a scenario can run at most (warm-up plus measured): a larger at_step could never fire.
 constexpr long long kMaxCrashStep = static_cast<long long>(kMaxSteps) + kMaxWarmupSteps;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 TestCrash parse_test_crash(const nlohmann::json& j, const std::string& file) {
   const auto fail = [&](const std::string& field, const std::string& message) {

@@ -1,4 +1,5 @@
 #include <trainbench/matrix/matrix.hpp>
+#include <trainbench/support/join.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -98,12 +99,6 @@ const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
 const std::vector<std::string> kOptimizerNames = {"adam", "adamw", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 bool contains(const std::vector<std::string>& items, const std::string& s) {
   return std::find(items.begin(), items.end(), s) != items.end();

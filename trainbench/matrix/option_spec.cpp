@@ -1,4 +1,5 @@
 #include <trainbench/matrix/option_spec.hpp>
+#include <trainbench/support/join.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -20,10 +21,11 @@ std::string format_bound(double v) {
   return buf;
 }
 
-std::string join(const std::vector<std::string>& items, bool quoted = false) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + (quoted ? json(s).dump() : s);
-  return out;
+// "a", "b" (each as a JSON string): the allowed values of an enum option.
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const auto& s : items) quoted.push_back(json(s).dump());
+  return join(quoted);
 }
 
 // " in [1, 65536]", " >= 1", " <= 8", or "".
@@ -48,7 +50,7 @@ std::string expected(const OptionSpec& spec, const json& value) {
   std::string what;
   switch (spec.type) {
     case OptionType::boolean: what = "true or false"; break;
-    case OptionType::string_enum: what = "one of " + join(spec.allowed, true); break;
+    case OptionType::string_enum: what = "one of " + quoted_list(spec.allowed); break;
     case OptionType::integer_list: what = "a non-empty list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec)); break;
     case OptionType::byte_size: what = "a byte size (\"4GiB\", \"512MB\") or a positive integer of bytes"; break;
     default: what = with_article(option_type_name(spec.type)) + range_text(spec); break;
@@ -235,7 +237,7 @@ void validate_options(const json& given, const OptionSet& set, const OptionConte
 std::string describe_option(const OptionSpec& spec) {
   std::string type;
   switch (spec.type) {
-    case OptionType::string_enum: type = "one of " + join(spec.allowed, true); break;
+    case OptionType::string_enum: type = "one of " + quoted_list(spec.allowed); break;
     case OptionType::integer_list: type = "list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec)); break;
     default: type = option_type_name(spec.type) + range_text(spec); break;
   }

@@ -1,4 +1,5 @@
 #include <trainbench/measure/comparison.hpp>
+#include <trainbench/support/join.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -78,11 +79,7 @@ std::string json_string_at(const nlohmann::json& env, const nlohmann::json::json
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "none" : out;
-}
+std::string join_or_none(const std::vector<std::string>& v) { return v.empty() ? "none" : join(v); }
 
 }  // namespace
 
@@ -219,7 +216,7 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
 // ------------------------------------------------------------------ between two runs
 
 EnvironmentMismatch::EnvironmentMismatch(const std::vector<std::string>& differences)
-    : std::runtime_error("environments differ (different hardware): " + join(differences) +
+    : std::runtime_error("environments differ (different hardware): " + join_or_none(differences) +
                          "; pass --allow-env-mismatch to compare anyway"),
       differences_(differences) {}
 
@@ -243,7 +240,7 @@ std::vector<std::string> environment_differences(const nlohmann::json& old_env,
                                                  const nlohmann::json& new_env) {
   auto diffs = environment_field_differences(old_env, new_env, {"/cpu/model", "/device"});
   const auto ga = gpu_names(old_env), gb = gpu_names(new_env);
-  if (ga != gb) diffs.push_back("gpu: [" + join(ga) + "] vs [" + join(gb) + "]");
+  if (ga != gb) diffs.push_back("gpu: [" + join_or_none(ga) + "] vs [" + join_or_none(gb) + "]");
   return diffs;
 }
 
@@ -412,9 +409,9 @@ NoiseFloor make_noise_floor(const RunComparison& aa) {
     throw ImplausibleNoise("A/A changes beyond " +
                            std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
                            "% are not noise (was the machine loaded during one run?): " +
-                           join(implausible) + "; no noise floor written");
+                           join_or_none(implausible) + "; no noise floor written");
   if (!contended.empty())
-    throw ImplausibleNoise("contended measurements are not a noise floor: " + join(contended) +
+    throw ImplausibleNoise("contended measurements are not a noise floor: " + join_or_none(contended) +
                            "; no noise floor written");
   n.source = {{"old_run_id", aa.old_run_id}, {"new_run_id", aa.new_run_id}};
   return n;

@@ -78,11 +78,6 @@ void append_double(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-bool is_device_work(const GpuActivity& a) {
-  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy ||
-         a.kind == GpuActivityKind::memset;
-}
-
 bool has_time(const GpuActivity& a) { return a.start_ns != 0 || a.end_ns != 0; }
 
 void append_metadata(std::string& out, const char* what, long pid, long tid, bool with_tid,

@@ -29,6 +29,12 @@ struct GpuActivity {
   CopyKind copy_kind = CopyKind::none;
 };
 
+// Work the device itself does (kernels, copies, memsets), as opposed to syncs and overhead.
+inline bool is_device_work(const GpuActivity& a) {
+  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy ||
+         a.kind == GpuActivityKind::memset;
+}
+
 struct RuntimeCall {
   std::string name;  // "cudaLaunchKernel", or "cbid 211" when names are unavailable
   std::uint32_t cbid = 0;

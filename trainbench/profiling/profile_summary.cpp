@@ -11,11 +11,6 @@ namespace {
 
 constexpr double kNsToS = 1e-9;
 
-bool is_device_work(const GpuActivity& a) {
-  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy ||
-         a.kind == GpuActivityKind::memset;
-}
-
 int phase_index(const char* name) {
   for (std::size_t i = 0; i < kPhaseCount; ++i)
     if (std::strcmp(name, kPhaseNames[i]) == 0) return static_cast<int>(i);

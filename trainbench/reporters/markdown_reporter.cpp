@@ -66,7 +66,7 @@ void write_table(std::ostream& os, const TextTable& t, std::size_t code_columns 
   }
 }
 
-void render_capacity(std::ostream& os, const RunResult& run) {
+void capacity_section(std::ostream& os, const RunResult& run) {
   using namespace report;
   const TextTable scenarios = scenario_capacity_table(run);
   const RunCapacitySection capacity = run_capacity_of(run);
@@ -90,7 +90,7 @@ void render_capacity(std::ostream& os, const RunResult& run) {
   }
 }
 
-void render_scaling(std::ostream& os, const RunResult& run) {
+void scaling_section(std::ostream& os, const RunResult& run) {
   using namespace report;
   const TextTable scenarios = data_parallel_table(run);
   if (scenarios.empty() && !run.scaling) return;
@@ -118,7 +118,7 @@ void render_scaling(std::ostream& os, const RunResult& run) {
   }
 }
 
-void render_profiling(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
+void profiling_section(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
   using namespace report;
   TextTable t;
   t.titles = {"scenario", "window steps", "overhead vs timed", "traces"};
@@ -267,9 +267,9 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     for (const auto& line : energy) os << "- " << cell(line) << '\n';
   }
 
-  render_capacity(os, run);
-  render_scaling(os, run);
-  render_profiling(os, run, ctx);
+  capacity_section(os, run);
+  scaling_section(os, run);
+  profiling_section(os, run, ctx);
 
   if (run.environment.is_object() && !run.environment.empty()) {
     std::vector<std::pair<std::string, std::string>> env;

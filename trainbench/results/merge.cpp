@@ -1,4 +1,5 @@
 #include <trainbench/results/merge.hpp>
+#include <trainbench/support/join.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -13,12 +14,6 @@
 namespace tb {
 
 namespace {
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
 
 struct LoadedShard {
   ShardResults results;
@@ -140,7 +135,7 @@ std::vector<std::string> mixed_environment_differences(const nlohmann::json& a, 
 MixedEnvironments::MixedEnvironments(const std::string& location, const std::string& reference,
                                      const std::vector<std::string>& differences)
     : std::runtime_error(location + ": environment: measured elsewhere than " + reference + ": " +
-                         join(differences) + "; pass --allow-mixed-environments to merge anyway"),
+                         join(differences, "; ") + "; pass --allow-mixed-environments to merge anyway"),
       differences_(differences) {}
 
 MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& options) {

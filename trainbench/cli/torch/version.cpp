@@ -1,6 +1,8 @@
 #include <trainbench/cli/torch/version.hpp>
 
-#include <torch/torch.h>
+#include <ATen/Context.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/version.h>
 
 #include <trainbench/build_config.hpp>
 
