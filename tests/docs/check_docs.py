@@ -41,8 +41,9 @@ file run in order in that folder (a later block may read what an earlier one wro
 commands of one block run in order in one bash process. No command writes into the source tree;
 the linked folders are checked after each file.
 
-Links. Every relative link and image in those files must point to an existing file, and an
-anchor (#heading) to an existing heading of the target, slugged as GitHub does.
+Links. Every relative link and image in those files (and in scenarios/README.md,
+results/README.md and CHANGELOG.md) must point to an existing file, and an anchor (#heading) to
+an existing heading of the target, slugged as GitHub does.
 
 Output: every failure with its file, line, command, exit code and the tail of its output; every
 skipped command with its reason; a summary (ran N, skipped M, failed F, seconds). Exit status:
@@ -89,6 +90,8 @@ WRAPPERS = {"env", "time", "nohup", "command", "exec"}
 TIMEOUT_OPTIONS_WITH_VALUE = {"-s", "--signal", "-k", "--kill-after"}
 TRAINBENCH_NAMES = {"trainbench", "scripts/trainbench", "./scripts/trainbench", "build/trainbench"}
 SET_COMMANDS = {"run", "capacity", "ab"}
+# Documentation whose links are checked but whose commands are not run (reference pages).
+LINKS_ONLY = ["scenarios/README.md", "results/README.md", "CHANGELOG.md"]
 
 
 class MarkerError(Exception):
@@ -575,7 +578,8 @@ def main(argv=None):
     python = find_python() if needs_python else None
     ran, skipped, failures = 0, [], []
     begin = time.monotonic()
-    for problem in check_links(root, files):
+    link_only = [os.path.join(root, f) for f in LINKS_ONLY if not args.only and os.path.isfile(os.path.join(root, f))]
+    for problem in check_links(root, files + link_only):
         failures.append((None, problem, ""))
     for f, blocks in pages:
         before = snapshot(root)
