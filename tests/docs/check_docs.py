@@ -599,6 +599,10 @@ def main(argv=None):
             if not reason and python is None and any(c.run_text.split()[:1] == ["python"] for c in b.commands if not c.skip):
                 reason = "needs a python that imports torch (TRAINBENCH_PYTHON or the trainbench venv); none found"
             for c in b.commands:
+                argv = program(words(c.run_text))
+                if not (reason or c.skip) and argv and argv[0].startswith("build/") \
+                        and not os.path.exists(os.path.join(os.path.dirname(trainbench), argv[0][len("build/"):])):
+                    c.skip = f"{argv[0]} is not in this build (a target the build was configured without)"
                 if reason or c.skip:
                     skipped.append((c, reason or c.skip))
             if reason:
