@@ -105,7 +105,10 @@ TEST(HtmlReporter, InlinesItsAssetsVerbatim) {
 TEST(MarkdownReporter, VerdictLineComesFirstAndFlagsLossParity) {
   const std::string md = render("md", fixture_run());
   const std::string first_line = md.substr(0, md.find('\n'));
-  EXPECT_NE(first_line.find("geomean speedup **0.76x [0.74, 0.79]**"), std::string::npos) << first_line;
+  // Two workloads: a geomean each, against its own baseline, never one over both.
+  EXPECT_NE(first_line.find("geomean speedup **mlp** 0.61x [0.60, 0.62] · **transformer** 1.86x [1.82, 1.90] · 7 ok"),
+            std::string::npos)
+      << first_line;
   EXPECT_NE(first_line.find("1 failed"), std::string::npos);
   EXPECT_NE(first_line.find("1 loss-parity warning"), std::string::npos);
   EXPECT_EQ(first_line.rfind("### ⚠️", 0), 0u) << "trouble must not be shown as a success";
@@ -121,8 +124,12 @@ TEST(ConsoleReporter, ShowsReasonsAndGeomean) {
   const std::string text = render("console", fixture_run());
   EXPECT_NE(text.find("oom     transformer/fp32/w0/a1/b1024: CUDA out of memory."), std::string::npos);
   EXPECT_NE(text.find("WARNING loss parity: transformer/amp_bf16/w0/a1/b32 drifted 8.17%"), std::string::npos);
-  EXPECT_NE(text.find("geomean speedup 0.76x [0.74, 0.79]; ok 7, failed 1, skipped 1, oom 1"),
-            std::string::npos);
+  EXPECT_NE(text.find("geomean speedup by workload\n"
+                      "  mlp: 0.61x [0.60, 0.62] against mlp/fp32/w0/a1/b64\n"
+                      "  transformer: 1.86x [1.82, 1.90] against transformer/fp32/w0/a1/b32\n"
+                      "ok 7, failed 1, skipped 1, oom 1"),
+            std::string::npos)
+      << text;
 }
 
 // The fixture's transformer/fp32 scenario has mfu 0.129 and a 10M-sample projection of
@@ -383,9 +390,11 @@ TEST(Reporters, PartialResultsRenderDashes) {
     s.capacity.reset();
   }
   const std::string console = render("console", run);
-  EXPECT_NE(console.find("geomean speedup -; ok 7, failed 1, skipped 1, oom 1"), std::string::npos);
+  EXPECT_NE(console.find("geomean speedup by workload\n  mlp: -\n  transformer: -\nok 7, failed 1, skipped 1, oom 1"),
+            std::string::npos)
+      << console;
   const std::string md = render("md", run);
-  EXPECT_NE(md.find("geomean speedup - ·"), std::string::npos);
+  EXPECT_NE(md.find("geomean speedup **mlp** - · **transformer** - ·"), std::string::npos) << md;
   EXPECT_EQ(md.find("loss-parity"), std::string::npos);
   const auto data = html_chart_data(run);
   for (const auto& c : data.at("charts")) EXPECT_NE(c.at("id"), "speedup");
@@ -503,7 +512,7 @@ TEST(ReportCommand, WritesFilesAndConsole) {
   const int rc = cmd_report({dir.string(), "--format", "console,md", "--out=" + (dir / "r").string()},
                             out, err);
   EXPECT_EQ(rc, 0) << err.str();
-  EXPECT_NE(out.str().find("geomean speedup 0.76x"), std::string::npos);
+  EXPECT_NE(out.str().find("  mlp: 0.61x [0.60, 0.62] against mlp/fp32/w0/a1/b64"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("wrote " + (dir / "r" / "report.md").string()), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir / "r" / "report.md"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r" / "results.csv"));

@@ -176,6 +176,19 @@ std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<s
   });
 }
 
+std::string workload_of(const ScenarioParams& p) {
+  return id_of(p, [](const ScenarioAxis& axis) {
+    const std::string_view name = axis.name;
+    return name == "model" || name == "dataset";
+  });
+}
+
+json settings_key(const ScenarioParams& p) {
+  json key = scenario_key(p);
+  for (const char* name : {"model", "dataset", "device"}) key.erase(name);
+  return key;
+}
+
 std::string series_label(const ScenarioParams& p, std::string_view varying) {
   const auto splits = [&](const ScenarioAxis& axis) { return axis.splits_chart_series && axis.name != varying; };
   std::string label = id_of(p, splits);
