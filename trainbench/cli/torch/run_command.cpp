@@ -131,6 +131,7 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
   if (!a.history_note.empty()) console.message(a.history_note + "\n");
+  for (const auto& note : spec.baseline_notes) console.message(note + "\n");
 }
 
 int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& world, std::ostream& out,
