@@ -231,6 +231,37 @@ TEST(Reporters, CapacityEdgeCases) {
   EXPECT_NE(text.find("3.10%"), std::string::npos) << text;
 }
 
+// One round gives no interval: the projection says so instead of a zero-width [1.82, 1.82]; and a
+// column that would be dashes in every row (no capacity.target, no price) is left out (issue 26).
+TEST(Reporters, CapacityProjectionWithoutIntervalAndColumnsWithNothingToShow) {
+  auto run = fixture_run();
+  ScenarioResult& one_round = run.scenarios.at(0);
+  one_round.step_time_s.ci_method = "none";
+  auto& projection = one_round.capacity.value().projection.value();
+  projection.ci_low_s = projection.ci_high_s = projection.time_s;
+  for (const std::string format : {"console", "md"}) {
+    const std::string text = render(format, run);
+    EXPECT_NE(text.find("1.82 (no interval)"), std::string::npos) << format << "\n" << text;
+    EXPECT_EQ(text.find("[1.82, 1.82]"), std::string::npos) << format;
+    EXPECT_NE(text.find("1.87 [1.85, 1.89]"), std::string::npos) << format;  // the others keep theirs
+  }
+
+  for (auto& s : run.scenarios)
+    if (s.capacity && s.capacity->projection) s.capacity->projection->cost.reset();
+  std::string text = render("console", run);
+  EXPECT_NE(text.find("device-h\n"), std::string::npos) << "no price: no cost column\n" << text;
+  EXPECT_EQ(text.find("  cost"), std::string::npos) << text;
+
+  for (auto& s : run.scenarios)
+    if (s.capacity) s.capacity->projection.reset();
+  for (const std::string format : {"console", "md", "html"}) {
+    text = render(format, run);
+    for (const char* title : {"target samples", "projected h", "device-h", "cost"})
+      EXPECT_EQ(text.find(title), std::string::npos) << format << ": " << title << "\n" << text;
+    EXPECT_NE(text.find("MFU"), std::string::npos) << format;
+  }
+}
+
 TEST(Reporters, NoCapacityOrProfilingSectionsWithoutTheirResults) {
   auto run = fixture_run();
   run.capacity.reset();
