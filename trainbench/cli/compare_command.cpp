@@ -219,8 +219,9 @@ const Command& compare_command() {
              "percent beyond its noise (even the optimistic end of its speedup\n"
              "interval is below 1 - PCT/100, and below its A/A noise floor with\n"
              "--noise), or when a scenario that was ok in OLD is failed, oom,\n"
-             "diverged, skipped or missing in NEW. Exit 4 when a scenario was\n"
-             "contended (machine loaded) in either run: no verdict on such data"},
+             "diverged, skipped or missing in NEW. Exit 4 when the gate refuses\n"
+             "to judge: a scenario was contended (machine loaded) in either run,\n"
+             "or has no interval (fewer than 3 measured segments, \"not judged\")"},
             {"--allow-broken", "", "with the gate: list failed/missing scenarios but do not fail on them"},
             {"--noise", "FILE",
              "A/A noise floor written by --aa; raises each scenario's threshold\n"

@@ -42,7 +42,7 @@ std::string command_text(const std::vector<std::string>& words) {
 }
 
 // Options shared by run, list and capacity.
-const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=20", true};
+const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=80", true};
 const Option kOutOption{"--out", "DIR", "results folder (default results/<run-id>/)"};
 const Option kMemoryBudgetOption{"--memory-budget", "SIZE",
                                  "CPU: a scenario whose peak RSS exceeds SIZE (e.g. 2GiB) is \"oom\""};
@@ -352,7 +352,7 @@ int models(const ParsedArgs&, std::ostream& out, std::ostream&) {
   return as_int(ExitCode::ok);
 }
 
-const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see README \"Writing a matrix\")"};
+const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see docs/writing-a-matrix.md)"};
 
 }  // namespace
 
@@ -379,7 +379,7 @@ const Command& run_command() {
                    {"--no-profile", "", "profile no scenario"},
                    kMemoryBudgetOption,
                    {"--history", "DB", "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
-                    "else ~/.local/share/trainbench/history.sqlite; README \"History\")"},
+                    "else ~/.local/share/trainbench/history.sqlite; docs/results-format.md#history)"},
                    {"--no-history", "", "do not record the run"},
                    {"--isolate", "",
                     "each scenario in its own process, so a crash (segfault, abort) is\n"
