@@ -72,7 +72,7 @@ TEST(CliHelp, MissingValuesAndStrayFlagsAreBadInput) {
   EXPECT_NE(output.find("trainbench run: command line: --out: needs a value"), std::string::npos) << output;
   std::tie(rc, output) = trainbench("run --force");
   EXPECT_EQ(rc, 2) << output;
-  EXPECT_NE(output.find("--force: only goes with --resume DIR"), std::string::npos) << output;
+  EXPECT_NE(output.find("--force: only goes with --resume DIR or --out DIR"), std::string::npos) << output;
   std::tie(rc, output) = trainbench("models extra");
   EXPECT_EQ(rc, 2) << output;
   EXPECT_NE(output.find("extra: unexpected argument"), std::string::npos) << output;

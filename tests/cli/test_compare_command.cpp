@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -329,6 +330,27 @@ TEST_F(CompareCommand, ACommonShiftOfAllScenariosIsPointedOut) {
   const auto c = write("c", run_at("c", 1.0, 9));
   compare({a, c});
   EXPECT_EQ(out_.str().find("moved together"), std::string::npos) << out_.str();
+}
+
+// Several workloads (issue 26): the table grouped by workload and a geomean per workload, never
+// one over ResNet-50, ViT and GPT-2 together.
+TEST_F(CompareCommand, SeveralWorkloadsAreGroupedWithAGeomeanEach) {
+  const auto old_dir = write("old", tb::testing::three_workload_run("old"));
+  const auto new_dir = write("new", tb::testing::three_workload_run("new", 1.25));  // gpt2 25% slower
+  const auto json_path = (dir_ / "cmp.json").string();
+  ASSERT_EQ(compare({"--json", json_path, old_dir, new_dir}), 0) << err_.str();
+  const std::string table = out_.str();
+  tb::test::expect_golden("compare_table_workloads.txt", table);
+  for (const char* line : {"\nworkload resnet50:\nresnet50/fp32/w0/a1/b8 ", "\nworkload gpt2:\ngpt2/fp32/w0/a1/b8 "})
+    EXPECT_NE(table.find(line), std::string::npos) << line << "\n" << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex(R"re(\ngeomean speedup gpt2: 0\.80[0-9] \[[0-9.]+, [0-9.]+\] \(2 scenarios\)\n)re")))
+      << table;
+  EXPECT_EQ(table.find("noisy; geomean speedup"), std::string::npos) << "no geomean over every workload\n" << table;
+  const auto j = nlohmann::json::parse(read_file(json_path));
+  EXPECT_FALSE(j.contains("geomean_speedup"));
+  ASSERT_EQ(j.at("workloads").size(), 3u);
+  EXPECT_EQ(j["workloads"][1]["workload"], "vit_b_16");
+  EXPECT_EQ(j["scenarios"][0]["workload"], "resnet50");
 }
 
 TEST_F(CompareCommand, TableAndJsonMatchGolden) {

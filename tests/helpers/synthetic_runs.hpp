@@ -108,6 +108,39 @@ inline RunResult make_run(const std::string& run_id, std::vector<ScenarioResult>
   return r;
 }
 
+// A matrix of several workloads, as scenarios/standard.json measures them: resnet50, vit_b_16
+// and gpt2 at fp32 and amp_bf16, batch 8 and 32 (gpt2 at 8 only, as an exclude would leave it),
+// 6 rounds each; the run's baseline resnet50/fp32/w0/a1/b8. Per sample, bf16 is 1.25x faster
+// than fp32 on resnet50, 2.5x on vit_b_16 and 4x on gpt2; batch 32 is 1.6x (resnet50) and 1.2x
+// (vit_b_16) faster than 8. GPT-2's fp32 step is 12.4x ResNet-50's: against the run's baseline
+// it would read 0.08x. `gpt2_slowdown` stretches every gpt2 step (a regression in NEW).
+inline RunResult three_workload_run(const std::string& run_id = "workloads", double gpt2_slowdown = 1.0) {
+  struct Workload {
+    const char* model;
+    double fp32_b8_s, bf16_speedup, b32_speedup;
+    bool has_b32;
+  };
+  const Workload workloads[] = {{"resnet50", 0.050, 1.25, 1.6, true},
+                                {"vit_b_16", 0.100, 2.5, 1.2, true},
+                                {"gpt2", 0.620, 4.0, 1.0, false}};
+  std::vector<ScenarioResult> scenarios;
+  std::uint64_t seed = 1;
+  for (const auto& w : workloads)
+    for (const Precision precision : {Precision::fp32, Precision::amp_bf16})
+      for (const int batch : {8, 32}) {
+        if (batch == 32 && !w.has_b32) continue;
+        double step = w.fp32_b8_s * (std::string(w.model) == "gpt2" ? gpt2_slowdown : 1.0);
+        if (precision == Precision::amp_bf16) step /= w.bf16_speedup;
+        if (batch == 32) step *= 4.0 / w.b32_speedup;
+        std::vector<double> medians;
+        for (int round = 0; round < 6; ++round) medians.push_back(step * (1.0 + 0.004 * ((round * 7 + seed) % 5)));
+        scenarios.push_back(make_segmented_scenario(w.model, precision, batch, medians, 5, 0.01, seed++ * 13));
+      }
+  RunResult run = make_run(run_id, std::move(scenarios));
+  run.matrix_name = "standard";
+  return run;
+}
+
 // A loss curve decaying from 2.0 towards `floor`, one value per step.
 inline std::vector<double> loss_curve(int steps, double floor) {
   std::vector<double> v;

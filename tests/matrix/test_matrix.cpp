@@ -217,13 +217,75 @@ TEST(MatrixBaseline, ExplicitBaselineAndHoldEffectiveBatch) {
   EXPECT_EQ(scenario_id(scenarios[choose_baseline(spec, scenarios).index]), "mlp/fp32/w2/a4/b16");
 }
 
-TEST(MatrixBaseline, NoMatchFallsBackToFirstScenario) {
-  const auto spec = parse({{"name", "m"}, {"axes", {{"workers", {2, 4}}}}});
+TEST(MatrixBaseline, AnAxisWithoutItsDefaultTakesItsFirstValue) {
+  // No workers 0: the default baseline takes the axis's first value, at fp32 as ever.
+  const auto spec = parse({{"name", "m"}, {"axes", {{"precision", {"amp_bf16", "fp32"}}, {"workers", {4, 2}}}}});
+  const auto scenarios = expand(spec);
+  const auto choice = choose_baseline(spec, scenarios);
+  EXPECT_TRUE(choice.matched);
+  EXPECT_EQ(scenario_id(scenarios[choice.index]), "mlp/fp32/w4/a1/b32");  // the default batch
+}
+
+TEST(MatrixBaseline, DefaultsExcludedFallBackToFirstScenario) {
+  const auto spec = parse({{"name", "m"},
+                           {"axes", {{"precision", {"fp32", "amp_bf16"}}, {"workers", {0, 2}}}},
+                           {"exclude", {{{"precision", "fp32"}, {"workers", 0}}}}});
   const auto scenarios = expand(spec);
   const auto choice = choose_baseline(spec, scenarios);
   EXPECT_FALSE(choice.matched);
   EXPECT_EQ(choice.index, 0u);
   EXPECT_NE(format_scenario_list(spec, scenarios).find("no scenario matches"), std::string::npos);
+}
+
+// A written baseline whose value --set took off its axis: the key drops out of the baseline and a
+// line says so; one that still matches nothing is refused, naming the axis (issue 26).
+TEST(MatrixBaseline, OverriddenAxisDropsOutOfTheBaselineOtherwiseRefused) {
+  const json matrix = {{"name", "m"},
+                       {"axes", {{"precision", {"fp32", "amp_bf16"}}, {"batch", {8, 32, 128}}}},
+                       {"baseline", {{"precision", "fp32"}, {"batch", 32}}}};
+  struct Case {
+    const char* name;
+    std::vector<std::string> sets;
+    const char* baseline;  // the chosen baseline; nullptr: refused
+    const char* says;      // the note, or the refusal
+  };
+  const Case cases[] = {
+      {"no override", {}, "mlp/fp32/w0/a1/b32", nullptr},
+      {"--set keeps the value", {"axes.batch=[1,32]"}, "mlp/fp32/w0/a1/b32", nullptr},
+      {"--set drops it", {"axes.batch=1"}, "mlp/fp32/w0/a1/b1",
+       "baseline: batch 32 dropped out: --set changed axes.batch to 1"},
+      {"--set an element", {"axes.batch.1=64"}, "mlp/fp32/w0/a1/b8",
+       "baseline: batch 32 dropped out: --set changed axes.batch to 8, 64, 128"},
+      {"--set every axis", {"axes={\"batch\": [16]}"}, "mlp/fp32/w0/a1/b16", "baseline: batch 32 dropped out"},
+      {"--set another axis", {"axes.precision=[\"fp32\"]", "baseline.batch=64"}, nullptr,
+       "baseline.batch: 64 matches no scenario: axes.batch has 8, 32, 128"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const json j = apply_set_overrides(matrix, c.sets);
+    if (c.baseline == nullptr) {
+      try {
+        parse_matrix(j, "inline.json", full_catalog(), c.sets);
+        ADD_FAILURE() << "expected InputError";
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "baseline.batch");
+        EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+      }
+      continue;
+    }
+    const auto spec = parse_matrix(j, "inline.json", full_catalog(), c.sets);
+    const auto scenarios = expand(spec);
+    const auto choice = choose_baseline(spec, scenarios);
+    EXPECT_TRUE(choice.matched);
+    EXPECT_EQ(scenario_id(scenarios[choice.index]), c.baseline);
+    if (c.says == nullptr) {
+      EXPECT_TRUE(spec.baseline_notes.empty());
+      continue;
+    }
+    ASSERT_EQ(spec.baseline_notes.size(), 1u);
+    EXPECT_NE(spec.baseline_notes[0].find(c.says), std::string::npos) << spec.baseline_notes[0];
+    EXPECT_NE(format_scenario_list(spec, scenarios).find(spec.baseline_notes[0]), std::string::npos);
+  }
 }
 
 TEST(MatrixOverrides, SetValuesBeforeParsing) {
@@ -405,6 +467,13 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"contention_steal_above_one", "contention.steal_fraction", "must be <= 1, got 5"},
     BadInput{"unknown_profile_key", "profile.windows", "unknown profile key 'windows'"},
     BadInput{"baseline_unknown_key", "baseline.device", "unknown axis 'device'"},
+    BadInput{"baseline_value_not_on_axis", "baseline.batch", "32 matches no scenario: axes.batch has 8, 64"},
+    BadInput{"baseline_excluded", "baseline", "matches no scenario: each value is on its axis, but exclude removes"},
+    // Known before training: a step needs a whole batch (issue 26).
+    BadInput{"batch_above_samples", "dataset_options.samples",
+             "16 samples are fewer than the micro-batch 32 of mlp/fp32/w0/a1/b32"},
+    BadInput{"batch_above_override_samples", "model_overrides.transformer.dataset_options.samples",
+             "4 samples are fewer than the micro-batch 8 of transformer/fp32/w0/a1/b8"},
     BadInput{"bad_device", "device", "unknown device 'tpu' (allowed: cpu, cuda, auto)"},
     // Declared options of models and datasets (trainbench/matrix/option_spec.hpp).
     BadInput{"model_option_typo", "model_options.hiden",

@@ -1,5 +1,6 @@
 #include <trainbench/measure/comparison.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -148,6 +149,85 @@ TEST(AnnotateRun, BaselineOverrideAndMissingBaseline) {
   EXPECT_DOUBLE_EQ(alone.summary.value().geomean.value().speedup, 1.0);
 }
 
+// Several workloads (issue 26): each against its own scenario at the baseline's settings, never
+// GPT-2 against ResNet-50 (0.08x), with a geomean each.
+TEST(AnnotateRun, SpeedupsAndGeomeansAreWithinEachWorkload) {
+  auto run = tb::testing::three_workload_run();
+  ASSERT_EQ(run.baseline_id, "resnet50/fp32/w0/a1/b8");
+  annotate_run(run);
+  struct Expected {
+    const char* id;
+    const char* against;
+    double speedup;
+  };
+  const Expected expected[] = {
+      {"resnet50/fp32/w0/a1/b8", "resnet50/fp32/w0/a1/b8", 1.0},
+      {"resnet50/amp_bf16/w0/a1/b8", "resnet50/fp32/w0/a1/b8", 1.25},
+      {"resnet50/fp32/w0/a1/b32", "resnet50/fp32/w0/a1/b8", 1.6},
+      {"vit_b_16/fp32/w0/a1/b8", "vit_b_16/fp32/w0/a1/b8", 1.0},
+      {"vit_b_16/amp_bf16/w0/a1/b8", "vit_b_16/fp32/w0/a1/b8", 2.5},
+      {"vit_b_16/amp_bf16/w0/a1/b32", "vit_b_16/fp32/w0/a1/b8", 2.5 * 1.2},
+      {"gpt2/fp32/w0/a1/b8", "gpt2/fp32/w0/a1/b8", 1.0},
+      {"gpt2/amp_bf16/w0/a1/b8", "gpt2/fp32/w0/a1/b8", 4.0},
+  };
+  for (const auto& e : expected) {
+    const ScenarioResult* s = find_scenario(run, e.id);
+    ASSERT_NE(s, nullptr) << e.id;
+    ASSERT_TRUE(s->comparison.has_value()) << e.id;
+    EXPECT_EQ(s->comparison->baseline_id, e.against) << e.id;
+    EXPECT_NEAR(s->comparison->speedup, e.speedup, 0.03 * e.speedup) << e.id;
+    EXPECT_EQ(s->comparison->verdict, std::string(e.id) == e.against ? "baseline" : "faster") << e.id;
+  }
+  const auto& summary = run.summary.value();
+  ASSERT_EQ(summary.workloads.size(), 3u);
+  const double geomeans[] = {std::cbrt(1.25 * 1.6 * 2.0), std::cbrt(2.5 * 1.2 * 3.0), 4.0};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const auto& w = summary.workloads[k];
+    EXPECT_EQ(w.workload, run_workloads(run)[k]);
+    EXPECT_EQ(w.compared, k == 2 ? 1 : 3);
+    ASSERT_TRUE(w.geomean.has_value()) << w.workload;
+    EXPECT_NEAR(w.geomean->speedup, geomeans[k], 0.03 * geomeans[k]) << w.workload;
+  }
+  EXPECT_EQ(run_workloads(run), (std::vector<std::string>{"resnet50", "vit_b_16", "gpt2"}));
+  // The run's own geomean is its baseline's workload's; compared counts every workload.
+  EXPECT_DOUBLE_EQ(summary.geomean.value().speedup, summary.workloads[0].geomean->speedup);
+  EXPECT_EQ(summary.compared, 7);
+  // A single-workload run has no per-workload entries and reads as before.
+  auto one = mixed_precision_run();
+  annotate_run(one);
+  EXPECT_TRUE(one.summary.value().workloads.empty());
+}
+
+TEST(AnnotateRun, AWorkloadWithoutItsBaselineGetsNoSpeedups) {
+  auto run = tb::testing::three_workload_run();
+  for (auto& s : run.scenarios)
+    if (s.id == "gpt2/fp32/w0/a1/b8") s.status = ScenarioStatus::oom;
+  annotate_run(run);
+  EXPECT_EQ(workload_baseline(run, "gpt2"), nullptr);
+  EXPECT_FALSE(find_scenario(run, "gpt2/amp_bf16/w0/a1/b8")->comparison.has_value());
+  const auto& gpt2 = run.summary.value().workloads.at(2);
+  EXPECT_EQ(gpt2.workload, "gpt2");
+  EXPECT_EQ(gpt2.baseline_id, "");
+  EXPECT_FALSE(gpt2.geomean.has_value());
+  EXPECT_EQ(find_scenario(run, "vit_b_16/amp_bf16/w0/a1/b8")->comparison->baseline_id, "vit_b_16/fp32/w0/a1/b8");
+}
+
+// Results written before speed-ups were per workload are recognised, and compared anew.
+TEST(AnnotateRun, ComparisonsAcrossWorkloadsAreRecognisedAndRedone) {
+  auto run = tb::testing::three_workload_run();
+  annotate_run(run);
+  EXPECT_FALSE(compared_across_workloads(run));
+  auto stale = run;
+  auto& gpt2 = stale.scenarios.back();
+  gpt2.comparison->baseline_id = stale.baseline_id;
+  gpt2.comparison->speedup = 0.08;
+  EXPECT_TRUE(compared_across_workloads(stale));
+  compare_within_workloads(stale);
+  EXPECT_FALSE(compared_across_workloads(stale));
+  EXPECT_EQ(gpt2.comparison->baseline_id, "gpt2/fp32/w0/a1/b8");
+  EXPECT_DOUBLE_EQ(gpt2.comparison->speedup, run.scenarios.back().comparison->speedup);
+}
+
 TEST(StepTimeSpeedup, FallsBackToDistributionsWithoutSamples) {
   auto a = make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1));
   auto b = make_scenario("mlp", Precision::fp32, 32, jittered(0.005, 0.01, 40, 2));
@@ -181,6 +261,29 @@ TEST(CompareRuns, MatchesByKeyAndListsUnmatched) {
   const auto j = nlohmann::json(c);
   EXPECT_EQ(j.at("scenarios").size(), 2u);
   EXPECT_EQ(j.at("scenarios")[0].at("verdict"), "slower");
+}
+
+// Two runs of several workloads: a geomean per workload, none over all of them.
+TEST(CompareRuns, GeomeanPerWorkload) {
+  const auto old_run = tb::testing::three_workload_run("old");
+  const auto new_run = tb::testing::three_workload_run("new", 1.25);  // gpt2 only: 25% slower
+  const auto c = compare_runs(old_run, new_run);
+  EXPECT_EQ(c.compared, 10);
+  EXPECT_FALSE(c.geomean_speedup.has_value());
+  ASSERT_EQ(c.workloads.size(), 3u);
+  EXPECT_EQ(c.workloads[0].workload, "resnet50");
+  EXPECT_EQ(c.workloads[0].compared, 4);
+  EXPECT_NEAR(c.workloads[0].geomean_speedup.ratio, 1.0, 0.03);
+  EXPECT_EQ(c.workloads[2].workload, "gpt2");
+  EXPECT_NEAR(c.workloads[2].geomean_speedup.ratio, 1 / 1.25, 0.03);
+  for (const auto& s : c.scenarios) EXPECT_EQ(s.workload, s.id.substr(0, s.id.find('/')));
+  const nlohmann::json j = c;
+  EXPECT_FALSE(j.contains("geomean_speedup"));
+  EXPECT_EQ(j["workloads"][2]["workload"], "gpt2");
+  // One workload: one geomean, as before.
+  const auto one = compare_runs(mixed_precision_run(), mixed_precision_run());
+  EXPECT_TRUE(one.geomean_speedup.has_value());
+  EXPECT_TRUE(one.workloads.empty());
 }
 
 TEST(CompareRuns, NonOkScenariosAreMatchedButNotCompared) {
@@ -340,12 +443,13 @@ TEST(AnnotateRun, AnnotatedResultsMatchTheSchema) {
   if (std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "python3 with the jsonschema module is not available";
   const auto path = std::filesystem::temp_directory_path() / "tb_test_annotated_results.json";
-  auto run = mixed_precision_run();
-  annotate_run(run);
-  save_results(run, path.string());
-  const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                          TB_SOURCE_DIR + "/schema/results.schema.json " + path.string();
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  for (auto run : {mixed_precision_run(), tb::testing::three_workload_run()}) {  // one workload, several
+    annotate_run(run);
+    save_results(run, path.string());
+    const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
+                            TB_SOURCE_DIR + "/schema/results.schema.json " + path.string();
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
   std::filesystem::remove(path);
 }
 

@@ -105,7 +105,10 @@ TEST(HtmlReporter, InlinesItsAssetsVerbatim) {
 TEST(MarkdownReporter, VerdictLineComesFirstAndFlagsLossParity) {
   const std::string md = render("md", fixture_run());
   const std::string first_line = md.substr(0, md.find('\n'));
-  EXPECT_NE(first_line.find("geomean speedup **0.76x [0.74, 0.79]**"), std::string::npos) << first_line;
+  // Two workloads: a geomean each, against its own baseline, never one over both.
+  EXPECT_NE(first_line.find("geomean speedup **mlp** 0.61x [0.60, 0.62] · **transformer** 1.86x [1.82, 1.90] · 7 ok"),
+            std::string::npos)
+      << first_line;
   EXPECT_NE(first_line.find("1 failed"), std::string::npos);
   EXPECT_NE(first_line.find("1 loss-parity warning"), std::string::npos);
   EXPECT_EQ(first_line.rfind("### ⚠️", 0), 0u) << "trouble must not be shown as a success";
@@ -121,8 +124,12 @@ TEST(ConsoleReporter, ShowsReasonsAndGeomean) {
   const std::string text = render("console", fixture_run());
   EXPECT_NE(text.find("oom     transformer/fp32/w0/a1/b1024: CUDA out of memory."), std::string::npos);
   EXPECT_NE(text.find("WARNING loss parity: transformer/amp_bf16/w0/a1/b32 drifted 8.17%"), std::string::npos);
-  EXPECT_NE(text.find("geomean speedup 0.76x [0.74, 0.79]; ok 7, failed 1, skipped 1, oom 1"),
-            std::string::npos);
+  EXPECT_NE(text.find("geomean speedup by workload\n"
+                      "  mlp: 0.61x [0.60, 0.62] against mlp/fp32/w0/a1/b64\n"
+                      "  transformer: 1.86x [1.82, 1.90] against transformer/fp32/w0/a1/b32\n"
+                      "ok 7, failed 1, skipped 1, oom 1"),
+            std::string::npos)
+      << text;
 }
 
 // The fixture's transformer/fp32 scenario has mfu 0.129 and a 10M-sample projection of
@@ -222,6 +229,37 @@ TEST(Reporters, CapacityEdgeCases) {
   EXPECT_NE(text.find("6.200"), std::string::npos) << text;
   EXPECT_NE(text.find("200.0  table (fallback)"), std::string::npos) << text;
   EXPECT_NE(text.find("3.10%"), std::string::npos) << text;
+}
+
+// One round gives no interval: the projection says so instead of a zero-width [1.82, 1.82]; and a
+// column that would be dashes in every row (no capacity.target, no price) is left out (issue 26).
+TEST(Reporters, CapacityProjectionWithoutIntervalAndColumnsWithNothingToShow) {
+  auto run = fixture_run();
+  ScenarioResult& one_round = run.scenarios.at(0);
+  one_round.step_time_s.ci_method = "none";
+  auto& projection = one_round.capacity.value().projection.value();
+  projection.ci_low_s = projection.ci_high_s = projection.time_s;
+  for (const std::string format : {"console", "md"}) {
+    const std::string text = render(format, run);
+    EXPECT_NE(text.find("1.82 (no interval)"), std::string::npos) << format << "\n" << text;
+    EXPECT_EQ(text.find("[1.82, 1.82]"), std::string::npos) << format;
+    EXPECT_NE(text.find("1.87 [1.85, 1.89]"), std::string::npos) << format;  // the others keep theirs
+  }
+
+  for (auto& s : run.scenarios)
+    if (s.capacity && s.capacity->projection) s.capacity->projection->cost.reset();
+  std::string text = render("console", run);
+  EXPECT_NE(text.find("device-h\n"), std::string::npos) << "no price: no cost column\n" << text;
+  EXPECT_EQ(text.find("  cost"), std::string::npos) << text;
+
+  for (auto& s : run.scenarios)
+    if (s.capacity) s.capacity->projection.reset();
+  for (const std::string format : {"console", "md", "html"}) {
+    text = render(format, run);
+    for (const char* title : {"target samples", "projected h", "device-h", "cost"})
+      EXPECT_EQ(text.find(title), std::string::npos) << format << ": " << title << "\n" << text;
+    EXPECT_NE(text.find("MFU"), std::string::npos) << format;
+  }
 }
 
 TEST(Reporters, NoCapacityOrProfilingSectionsWithoutTheirResults) {
@@ -383,9 +421,11 @@ TEST(Reporters, PartialResultsRenderDashes) {
     s.capacity.reset();
   }
   const std::string console = render("console", run);
-  EXPECT_NE(console.find("geomean speedup -; ok 7, failed 1, skipped 1, oom 1"), std::string::npos);
+  EXPECT_NE(console.find("geomean speedup by workload\n  mlp: -\n  transformer: -\nok 7, failed 1, skipped 1, oom 1"),
+            std::string::npos)
+      << console;
   const std::string md = render("md", run);
-  EXPECT_NE(md.find("geomean speedup - ·"), std::string::npos);
+  EXPECT_NE(md.find("geomean speedup **mlp** - · **transformer** - ·"), std::string::npos) << md;
   EXPECT_EQ(md.find("loss-parity"), std::string::npos);
   const auto data = html_chart_data(run);
   for (const auto& c : data.at("charts")) EXPECT_NE(c.at("id"), "speedup");
@@ -503,7 +543,7 @@ TEST(ReportCommand, WritesFilesAndConsole) {
   const int rc = cmd_report({dir.string(), "--format", "console,md", "--out=" + (dir / "r").string()},
                             out, err);
   EXPECT_EQ(rc, 0) << err.str();
-  EXPECT_NE(out.str().find("geomean speedup 0.76x"), std::string::npos);
+  EXPECT_NE(out.str().find("  mlp: 0.61x [0.60, 0.62] against mlp/fp32/w0/a1/b64"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("wrote " + (dir / "r" / "report.md").string()), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir / "r" / "report.md"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r" / "results.csv"));

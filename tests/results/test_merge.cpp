@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/runner/shard.hpp>
 #include <trainbench/support/error.hpp>
@@ -49,23 +50,29 @@ TEST(Merge, AllShardsGiveTheUnshardedScenarioSetInMatrixOrder) {
     EXPECT_EQ(run.extra["merge"]["shards"].size(), static_cast<std::size_t>(count));
     EXPECT_EQ(run.extra["merge"]["shards"][0]["location"], "results/shard-0");
     ASSERT_TRUE(run.summary.has_value());
-    EXPECT_EQ(run.summary->compared, static_cast<int>(all.size()) - 1);
+    // Two workloads (mlp, cnn), each against its own scenario at the baseline's settings.
+    EXPECT_EQ(run.summary->compared, static_cast<int>(all.size()) - 2);
+    ASSERT_EQ(run.summary->workloads.size(), 2u);
     for (const auto& s : run.scenarios) {
       ASSERT_TRUE(s.comparison.has_value()) << s.id;
-      EXPECT_EQ(s.comparison->baseline_id, run.baseline_id);
+      const ScenarioResult* reference = workload_baseline(run, workload_of(s.params));
+      ASSERT_NE(reference, nullptr) << s.id;
+      EXPECT_EQ(s.comparison->baseline_id, reference->id);
+      EXPECT_EQ(workload_of(reference->params), workload_of(s.params));
     }
   }
 }
 
 TEST(Merge, ScenariosOfAnotherShardAreNotPairedWithTheBaseline) {
   const auto all = full_matrix();
-  const RunResult run = merge_shards(shards_of(all, 3), {.run_id = "merged"}).run;
+  // Two shards: some scenarios share their workload baseline's shard, others do not.
+  const RunResult run = merge_shards(shards_of(all, 2), {.run_id = "merged"}).run;
   EXPECT_EQ(run.run_id, "merged");
-  const ScenarioResult* baseline = find_scenario(run, run.baseline_id);
-  ASSERT_NE(baseline, nullptr);
   const auto shard_of = [](const ScenarioResult& s) { return s.extra["shard"]["index"].get<int>(); };
   int other_shard = 0, same_shard = 0;
   for (const auto& s : run.scenarios) {
+    const ScenarioResult* baseline = workload_baseline(run, workload_of(s.params));  // its workload's
+    ASSERT_NE(baseline, nullptr);
     if (&s == baseline) continue;
     const bool same = shard_of(s) == shard_of(*baseline);
     (same ? same_shard : other_shard)++;

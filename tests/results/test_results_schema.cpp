@@ -280,6 +280,41 @@ TEST_F(ResultsSchema, LoadErrorsNameFileAndField) {
   expect_input_error(path("absent.json"), "", "cannot open");
 }
 
+// A field of the wrong type is named by its path in the file, not in the JSON library's words
+// alone ("type must be number, but is string" said neither which scenario nor which field).
+TEST_F(ResultsSchema, WrongTypedFieldsAreNamedByTheirPath) {
+  struct Case {
+    const char* pointer;  // where the wrong value goes
+    json value;
+    const char* field;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"/scenarios/3/metrics/step_time_s/median", "fast", "scenarios[3].metrics.step_time_s.median",
+       "must be a number, got \"fast\""},
+      {"/scenarios/1/metrics/samples_per_s", json::array(), "scenarios[1].metrics.samples_per_s", "must be a number"},
+      {"/scenarios/0/samples/step_time_s/2", "x", "scenarios[0].samples.step_time_s[2]", "must be a number"},
+      {"/scenarios/0/samples/segments", json::array({{{"round", 0}}, {{"round", 1}, {"median_s", true}}}),
+       "scenarios[0].samples.segments[1].median_s", "must be a number, got true"},
+      {"/scenarios/0/metrics/phases/0/name", 5, "scenarios[0].metrics.phases[0].name", "must be a string"},
+      {"/scenarios/2/params/batch", "64", "scenarios[2].params.batch", "must be an integer"},
+      {"/scenarios/2/params/stopping/rounds", 1.5, "scenarios[2].params.stopping.rounds", "must be an integer"},
+      {"/scenarios/1/status", "great", "scenarios[1].status", "unknown scenario status 'great'"},
+      {"/scenarios/1/id", 7, "scenarios[1].id", "must be a string"},
+      {"/scenarios/0/metrics/disturbance/contended", "yes", "scenarios[0].metrics.disturbance.contended",
+       "must be true or false"},
+      {"/matrix/name", 1, "matrix.name", "must be a string"},
+      {"/run_id", nullptr, "run_id", "must be a string"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.pointer);
+    json run = full_run();
+    run[json::json_pointer(c.pointer)] = c.value;
+    write("wrong.json", run.dump());
+    expect_input_error(path("wrong.json"), c.field, c.says);
+  }
+}
+
 // An MFU above 100% keeps its number and gains capacity.mfu_error; extra.peaks carries the peak's
 // spread (trainbench/capacity/torch/peak_flops.hpp). Both validate, and their types are checked.
 TEST_F(ResultsSchema, MfuErrorAndPeakSpreadValidate) {

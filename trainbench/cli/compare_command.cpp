@@ -9,6 +9,7 @@
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/cli/trace_changes.hpp>
+#include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/cli/history_option.hpp>
@@ -172,6 +173,36 @@ int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   }
 }
 
+// The fields scenarios are matched on, from the axis table scenario_key walks (matrix/axis.hpp),
+// so the help lists every one of them.
+std::string compare_description() {
+  std::string fields;
+  const auto& axes = scenario_axes();
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    fields += std::string(i == 0 ? "" : i + 1 == axes.size() ? " and " : ", ") + axes[i].name;
+  std::string text = "Compares two runs scenario by scenario, matched by " + fields +
+                     ": median step times, change, a 95% interval of the speedup old/new from the runs' "
+                     "segments (Welch, so between-segment drift is in it) and a verdict (faster, slower, "
+                     "same, noisy); with several workloads (model, dataset), rows and geomeans per "
+                     "workload. Scenarios with a Kineto trace in both runs (profile.kineto) also get "
+                     "their five largest operator changes (trainbench diff-trace).";
+  // Wrapped at 100 columns, as the other help texts.
+  std::string wrapped, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > 100) {
+      wrapped += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return wrapped + line + "\n";
+}
+
 }  // namespace
 
 const Command& compare_command() {
@@ -179,12 +210,7 @@ const Command& compare_command() {
       {.name = "compare",
        .summary = "compare two runs (exit 1 on a regression)",
        .synopses = {"[options] OLD NEW", "[options] --against last|RUN_ID|GIT_REV [NEW]"},
-       .description =
-           "Compares two runs scenario by scenario (matched by model, dataset, device, optimizer, precision,\n"
-           "workers, accumulation and batch): median step times, change, a 95% interval of the speedup\n"
-           "old/new from the runs' segments (Welch, so between-segment drift is in it) and a verdict\n"
-           "(faster, slower, same, noisy). Scenarios with a Kineto trace in both runs (profile.kineto)\n"
-           "also get their five largest operator changes (trainbench diff-trace).\n",
+       .description = compare_description(),
        .positionals = {{"OLD", "results directory or results.json (not with --against)"},
                        {"NEW", "results directory or results.json"}},
        .options =
@@ -193,8 +219,9 @@ const Command& compare_command() {
              "percent beyond its noise (even the optimistic end of its speedup\n"
              "interval is below 1 - PCT/100, and below its A/A noise floor with\n"
              "--noise), or when a scenario that was ok in OLD is failed, oom,\n"
-             "diverged, skipped or missing in NEW. Exit 4 when a scenario was\n"
-             "contended (machine loaded) in either run: no verdict on such data"},
+             "diverged, skipped or missing in NEW. Exit 4 when the gate refuses\n"
+             "to judge: a scenario was contended (machine loaded) in either run,\n"
+             "or has no interval (fewer than 3 measured segments, \"not judged\")"},
             {"--allow-broken", "", "with the gate: list failed/missing scenarios but do not fail on them"},
             {"--noise", "FILE",
              "A/A noise floor written by --aa; raises each scenario's threshold\n"

@@ -18,6 +18,37 @@ std::string format(const char* fmt, double a) {
   return buf;
 }
 
+// "1.026 [0.990, 1.063]", or "1.026 [no interval]".
+std::string ratio_cell(const stats::RatioInterval& r) {
+  return format("%.3f", r.ratio) +
+         (r.valid ? " [" + format("%.3f", r.low) + ", " + format("%.3f", r.high) + "]" : std::string(" [no interval]"));
+}
+
+// The rows of the table in the new run's order; with several workloads compared, grouped by
+// workload, each group under a line naming it.
+std::vector<const ScenarioComparison*> table_order(const RunComparison& c, std::vector<std::string>& headings) {
+  std::vector<const ScenarioComparison*> rows;
+  headings.clear();
+  if (c.workloads.empty()) {
+    for (const auto& s : c.scenarios) rows.push_back(&s);
+    headings.assign(rows.size(), "");
+    return rows;
+  }
+  std::vector<std::string> order;
+  for (const auto& s : c.scenarios)
+    if (std::find(order.begin(), order.end(), s.workload) == order.end()) order.push_back(s.workload);
+  for (const auto& w : order) {
+    bool first = true;
+    for (const auto& s : c.scenarios) {
+      if (s.workload != w) continue;
+      rows.push_back(&s);
+      headings.push_back(first ? w : "");
+      first = false;
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 void print_comparison_table(const RunComparison& c, std::ostream& out) {
@@ -32,17 +63,18 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   table.fixed_width = {0, 10, 10, 8, 24};
   int counts[4] = {0, 0, 0, 0};
   int regressions = 0;
-  for (const auto& s : c.scenarios) {
+  std::vector<std::string> headings;
+  const auto rows = table_order(c, headings);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ScenarioComparison& s = *rows[i];
+    if (!headings[i].empty()) table.rows.push_back({"workload " + headings[i] + ":"});
     if (!s.compared) {
       table.rows.push_back({s.id, std::string("not compared (old ") + to_string(s.old_status) + ", new " +
                                       to_string(s.new_status) + ")" + (s.broken ? "  BROKEN" : "")});
       continue;
     }
     ++counts[static_cast<int>(s.verdict)];
-    const std::string interval =
-        s.speedup.valid ? format("%.3f", s.speedup.ratio) + " [" + format("%.3f", s.speedup.low) +
-                              ", " + format("%.3f", s.speedup.high) + "]"
-                        : format("%.3f", s.speedup.ratio) + " [no interval]";
+    const std::string interval = ratio_cell(s.speedup);
     std::string verdict = stats::to_string(s.verdict);
     if (s.regression) {
       ++regressions;
@@ -58,20 +90,24 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
       << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
       << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
       << " noisy";
-  if (c.geomean_speedup && c.geomean_speedup->valid)
-    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " ["
-        << format("%.3f", c.geomean_speedup->low) << ", " << format("%.3f", c.geomean_speedup->high)
-        << "]";
-  else if (c.geomean_speedup)
-    out << "; geomean speedup " << format("%.3f", c.geomean_speedup->ratio) << " [no interval]";
+  if (c.geomean_speedup) out << "; geomean speedup " << ratio_cell(*c.geomean_speedup);
   out << '\n';
+  // Several workloads: a geomean each, never one over different models.
+  for (const auto& w : c.workloads)
+    out << "geomean speedup " << w.workload << ": " << ratio_cell(w.geomean_speedup) << " (" << w.compared
+        << (w.compared == 1 ? " scenario)\n" : " scenarios)\n");
   // A change shared by (nearly) every scenario looks exactly like the machine's own drift between
-  // runs (measured up to +-29% on a shared VM, README "Checked against reality"): say so.
-  if (c.geomean_speedup && c.compared >= 3 && !c.paired) {
+  // runs (measured up to +-29% on a shared VM, docs/how-it-measures.md): say so. The machine
+  // drifts under every workload alike, so this looks at all of them together.
+  if (c.compared >= 3 && !c.paired) {
     int up = 0, down = 0;
+    std::vector<stats::RatioInterval> all;
     for (const auto& s : c.scenarios)
-      if (s.compared) (s.speedup.ratio > 1 ? up : down) += 1;
-    const double g = c.geomean_speedup->ratio;
+      if (s.compared) {
+        (s.speedup.ratio > 1 ? up : down) += 1;
+        all.push_back(s.speedup);
+      }
+    const double g = stats::geometric_mean(all).ratio;
     if (std::max(up, down) * 4 >= c.compared * 3 && std::abs(g - 1.0) > 0.05)
       out << "note: " << std::max(up, down) << " of " << c.compared << " scenarios moved together ("
           << format("%+.1f%%", (1.0 / g - 1.0) * 100.0)

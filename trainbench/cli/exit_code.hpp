@@ -1,4 +1,4 @@
-// The exit codes of every trainbench command, in one place (README "Exit codes").
+// The exit codes of every trainbench command, in one place (docs/command-line.md#exit-codes).
 #pragma once
 
 namespace tb::cli {
@@ -10,7 +10,8 @@ enum class ExitCode : int {
   bad_input = 2,             // bad command line, matrix or results file; nothing comparable
   environment_mismatch = 3,  // compare: runs from different hardware (refused); merge: shards
                              // from different environments (refused)
-  contended = 4,             // compare/ab: the gate refused to judge loaded measurements
+  contended = 4,             // compare/ab: the gate refused to judge loaded measurements, or a
+                             // scenario without an interval ("not judged")
   output_error = 5,          // an artefact could not be written (tb::OutputError)
 };
 // Besides these, a run stopped by a signal exits 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP):
@@ -20,10 +21,11 @@ enum class ExitCode : int {
 inline constexpr const char* kExitCodesHelp =
     "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed (run), or a\n"
     "regression or a broken scenario (compare, ab); 2 bad input; 3 compare refused (different\n"
-    "hardware) or merge refused (shards from different environments); 4 compare/ab refused\n"
-    "(contended measurements); 5 an output (results, report, trace, history) could not be\n"
-    "written: full disk, unwritable folder (the previous file is kept); 130/143/129 run\n"
-    "interrupted by SIGINT/SIGTERM/SIGHUP (finish it with run --resume DIR)\n";
+    "hardware) or merge refused (shards from different environments); 4 compare/ab refused to\n"
+    "judge: contended measurements, or not judged (no interval: fewer than 3 segments); 5 an\n"
+    "output (results, report, trace, history) could not be written: full disk, unwritable folder\n"
+    "(the previous file is kept); 130/143/129 run interrupted by SIGINT/SIGTERM/SIGHUP (finish it\n"
+    "with run --resume DIR)\n";
 
 // Commands return plain ints, because of the 128 + signal codes.
 constexpr int as_int(ExitCode code) { return static_cast<int>(code); }

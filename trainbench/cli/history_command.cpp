@@ -169,7 +169,7 @@ const Command& history_command() {
        .positionals = {},
        .options = {history_path_option(),
                    history_db_alias_option(),
-                   {"--scenario", "ID", "trend of one scenario, e.g. mlp/fp32/w0/a1/b64"},
+                   {"--scenario", "ID", "trend of one scenario, e.g. mlp@synthetic/fp32/w0/a1/b64"},
                    {"--limit", "N", "at most N runs (the newest)"},
                    {"--html", "FILE", "write an HTML page with a trend chart per scenario"},
                    {"--matrix", "NAME", "with --html: only scenarios of runs of this matrix"},

@@ -24,14 +24,14 @@ void from_key(const json& j, Precision& v) { v = *parse_precision(j.get<std::str
 void from_key(const json& j, bool& v) { v = j.get<bool>(); }
 
 // A field of results.json; absent, it keeps the value it had.
-void read_key(const json& j, const char* name, std::string& v) { v = j.value(name, v); }
+void read_key(const json& j, const char* name, std::string& v) { v = text_field(j, name, v); }
 void read_key(const json& j, const char* name, int& v) { v = integer_field(j, name, v); }
 void read_key(const json& j, const char* name, bool& v) {
   if (const auto it = j.find(name); it != j.end() && it->is_boolean()) v = it->get<bool>();
 }
 void read_key(const json& j, const char* name, Precision& v) {
   // A name this build does not know keeps the value too: the file still loads.
-  if (const auto p = parse_precision(j.value(name, std::string(to_string(v))))) v = *p;
+  if (const auto p = parse_precision(text_field(j, name, std::string(to_string(v))))) v = *p;
 }
 
 template <auto Field>
@@ -174,6 +174,19 @@ std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<s
   return id_of(p, [&](const ScenarioAxis& axis) {
     return std::find(left_out.begin(), left_out.end(), axis.name) == left_out.end();
   });
+}
+
+std::string workload_of(const ScenarioParams& p) {
+  return id_of(p, [](const ScenarioAxis& axis) {
+    const std::string_view name = axis.name;
+    return name == "model" || name == "dataset";
+  });
+}
+
+json settings_key(const ScenarioParams& p) {
+  json key = scenario_key(p);
+  for (const char* name : {"model", "dataset", "device"}) key.erase(name);
+  return key;
 }
 
 std::string series_label(const ScenarioParams& p, std::string_view varying) {

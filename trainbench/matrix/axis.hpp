@@ -85,6 +85,16 @@ std::string scenario_id_without(const ScenarioParams& p, std::string_view left_o
 // scenario_id with every field in `left_out` left out.
 std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<std::string_view>& left_out);
 
+// The workload a scenario measures: its model and dataset, as its id begins ("resnet50",
+// "mlp@synthetic"). Speed-ups, verdicts, setting effects and geomeans are computed within one
+// workload, against its scenario with the baseline's settings (measure/comparison.hpp): a
+// transformer against a ResNet answers no question.
+std::string workload_of(const ScenarioParams& p);
+
+// The scenario's settings: scenario_key without the workload (model, dataset) and the device.
+// The scenarios of two workloads with equal settings keys are measured at the same settings.
+nlohmann::json settings_key(const ScenarioParams& p);
+
 // The scenario id with the field `varying` left out and the fields that are not in ids in
 // parentheses: "mlp/fp32/a1/b64 (cpu)" names the scenarios that differ only in workers.
 std::string series_label(const ScenarioParams& p, std::string_view varying);

@@ -63,7 +63,7 @@ IsolationSettings parse_isolation_settings(const nlohmann::json& matrix, const s
 LoadedMatrix load_matrix_with_isolation(const std::string& path, const MatrixParseOptions& options,
                                         const std::vector<std::string>& set_overrides) {
   const nlohmann::json j = apply_set_overrides(read_matrix_json(path), set_overrides);
-  LoadedMatrix m{parse_matrix(j, path, options), {}};
+  LoadedMatrix m{parse_matrix(j, path, options, set_overrides), {}};
   m.isolation = parse_isolation_settings(j, path);
   return m;
 }

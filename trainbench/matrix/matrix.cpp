@@ -413,6 +413,36 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
   }
 }
 
+// Every micro-batch against the samples its dataset will hold (dataset_options.samples, after
+// the model's overrides and defaults): a step needs a whole batch, so a batch larger than the
+// dataset would fail in its scenario after the others ran. Datasets without a `samples` option
+// (a tensor file sized by its contents) are not checked here.
+void check_batches_fit_datasets(const Reader& r, const MatrixSpec& spec, const MatrixParseOptions& options,
+                                const std::vector<ScenarioParams>& scenarios) {
+  if (spec.batch_search) return;  // the search probes what fits
+  for (const ScenarioParams& p : scenarios) {
+    const auto m = options.model_specs.find(p.model);
+    const ModelOptionSpecs* specs = m == options.model_specs.end() ? nullptr : &m->second;
+    const std::string dataset = !p.dataset.empty() ? p.dataset : specs ? specs->default_dataset : "";
+    const auto ds = options.dataset_specs.find(dataset);
+    if (ds == options.dataset_specs.end()) continue;
+    const json resolved = resolve_options(p.dataset_options.is_object() ? p.dataset_options : json::object(),
+                                          ds->second, specs ? specs->default_dataset_options : json::object());
+    const auto samples = resolved.find("samples");
+    if (samples == resolved.end() || !samples->is_number_integer() || p.batch <= samples->get<long long>()) continue;
+    const auto overrides = spec.model_overrides.find(p.model);
+    const bool overridden = overrides != spec.model_overrides.end() && overrides->contains("dataset_options") &&
+                            (*overrides)["dataset_options"].contains("samples");
+    const bool written = overridden || (spec.defaults.dataset_options.is_object() &&
+                                        spec.defaults.dataset_options.contains("samples"));
+    r.fail(overridden ? "model_overrides." + p.model + ".dataset_options.samples" : std::string("dataset_options.samples"),
+           std::to_string(samples->get<long long>()) + " samples" +
+               (written ? "" : " (the default for model '" + p.model + "' on dataset '" + dataset + "')") + " are fewer than the micro-batch " +
+               std::to_string(p.batch) + " of " + scenario_id(p) +
+               ": every step needs a whole batch; raise dataset_options.samples or lower axes.batch");
+  }
+}
+
 // The axes multiply before exclude removes anything: a few kilobytes of axis values could ask for
 // billions of scenarios, which expand() would build in memory. 10,000 is weeks of measuring.
 constexpr std::size_t kMaxScenarios = 10'000;
@@ -509,11 +539,78 @@ bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const jso
   return true;
 }
 
+// The product axes whose values a --set override may have changed: axes.batch=1 and
+// axes.batch.0=8 change batch, axes={...} every axis, model=gpt2 the model axis.
+std::vector<std::string> axes_set_on_command_line(const std::vector<std::string>& set_overrides) {
+  std::vector<std::string> axes;
+  const auto add = [&](const std::string& name) {
+    const ScenarioAxis* axis = find_axis(name);
+    if (axis && axis->product && std::find(axes.begin(), axes.end(), name) == axes.end()) axes.push_back(name);
+  };
+  for (const auto& item : set_overrides) {
+    const std::string key = item.substr(0, item.find('='));
+    const std::string first = key.substr(0, key.find('.'));
+    if (first != "axes") {
+      if (first == key) add(first);  // a top-level key that is an axis ("model")
+      continue;
+    }
+    if (first == key) {
+      for (const ScenarioAxis& axis : scenario_axes()) add(axis.name);
+      continue;
+    }
+    const std::string rest = key.substr(first.size() + 1);
+    add(rest.substr(0, rest.find('.')));
+  }
+  return axes;
+}
+
+// The values an axis has in the matrix, as its baseline entries write them.
+std::vector<json> written_values(const MatrixSpec& spec, const ScenarioAxis& axis) {
+  std::vector<json> values;
+  for (std::size_t i = 0; i < axis.product->size(spec); ++i) values.push_back(axis.product->written(spec, i));
+  return values;
+}
+
+std::string values_text(const std::vector<json>& values) {
+  std::string text;
+  for (const auto& v : values) text += (text.empty() ? "" : ", ") + axis_text(v);
+  return text;
+}
+
+// The written baseline against the expanded scenarios. A key whose axis a --set override changed
+// so that it no longer has the key's value drops out (the axis then takes its default baseline
+// value), with a note in spec.baseline_notes; a baseline that still matches no scenario is
+// refused, naming the axis. A capacity search's batch is found later: not checked.
+void settle_baseline(const Reader& r, MatrixSpec& spec, const std::vector<std::string>& set_overrides) {
+  if (spec.baseline.empty() || spec.batch_search) return;
+  const auto set_axes = axes_set_on_command_line(set_overrides);
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    if (!axis.product || !spec.baseline.contains(axis.name)) continue;
+    const auto values = written_values(spec, axis);
+    const json& wanted = spec.baseline[axis.name];
+    if (std::find(values.begin(), values.end(), wanted) != values.end()) continue;
+    if (std::find(set_axes.begin(), set_axes.end(), axis.name) == set_axes.end())
+      r.fail(std::string("baseline.") + axis.name,
+             axis_text(wanted) + " matches no scenario: axes." + axis.name + " has " + values_text(values) +
+                 " (name one of them, or leave " + axis.name + " out of the baseline)");
+    spec.baseline_notes.push_back(std::string("baseline: ") + axis.name + " " + axis_text(wanted) +
+                                  " dropped out: --set changed axes." + axis.name + " to " +
+                                  values_text(values) + " (docs/writing-a-matrix.md#the-baseline)");
+    spec.baseline.erase(axis.name);
+  }
+  const auto scenarios = expand(spec);
+  if (std::none_of(scenarios.begin(), scenarios.end(),
+                   [&](const ScenarioParams& p) { return matches_selector(spec, p, spec.baseline); }))
+    r.fail("baseline", spec.baseline.dump() + " matches no scenario: each value is on its axis, but exclude "
+                                              "removes the combination");
+}
+
 }  // namespace
 
 json read_matrix_json(const std::string& path) { return read_json_file(path, "matrix file"); }
 
-MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options) {
+MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options,
+                        const std::vector<std::string>& set_overrides) {
   const Reader r(file);
   if (!j.is_object()) r.fail("", "a matrix file must be a JSON object, got " + std::string(j.type_name()));
   r.expect_keys(j, "", matrix_keys(), "top-level key");
@@ -603,13 +700,16 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   if (j.contains("baseline")) spec.baseline = parse_axis_selector(r, j["baseline"], "baseline", options, false);
 
   // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
-  if (expand(spec).empty()) r.fail("exclude", "excludes every scenario of the matrix");
+  const auto scenarios = expand(spec);
+  if (scenarios.empty()) r.fail("exclude", "excludes every scenario of the matrix");
+  check_batches_fit_datasets(r, spec, options, scenarios);
+  settle_baseline(r, spec, set_overrides);
   return spec;
 }
 
 MatrixSpec load_matrix(const std::string& path, const MatrixParseOptions& options,
                        const std::vector<std::string>& set_overrides) {
-  return parse_matrix(apply_set_overrides(read_matrix_json(path), set_overrides), path, options);
+  return parse_matrix(apply_set_overrides(read_matrix_json(path), set_overrides), path, options, set_overrides);
 }
 
 json apply_set_overrides(json j, const std::vector<std::string>& overrides) {
@@ -713,18 +813,24 @@ BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<Scenari
   BaselineChoice choice;
   choice.wanted = json::object();
   for (const ScenarioAxis& axis : scenario_axes()) {
-    if (!axis.product) continue;
-    if (!axis.product->baseline.is_null())
-      choice.wanted[axis.name] = axis.product->baseline;
-    else if (axis.product->size(spec) > 0)  // not the batch of a batch search
-      choice.wanted[axis.name] = axis.product->written(spec, 0);
+    if (!axis.product || axis.product->size(spec) == 0) continue;  // the batch of a batch search
+    // The axis's default baseline value when the matrix has it, else its first value.
+    const auto values = written_values(spec, axis);
+    const json& preferred = axis.product->baseline;
+    const bool has_preferred =
+        !preferred.is_null() && std::find(values.begin(), values.end(), preferred) != values.end();
+    choice.wanted[axis.name] = has_preferred ? preferred : values.front();
   }
   for (const auto& [axis, v] : spec.baseline.items()) choice.wanted[axis] = v;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    if (matches_selector(spec, scenarios[i], choice.wanted)) {
-      choice.index = i;
-      choice.matched = true;
-      return choice;
+  for (const json* selector : {static_cast<const json*>(&choice.wanted), &spec.baseline}) {
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      if (matches_selector(spec, scenarios[i], *selector)) {
+        choice.index = i;
+        // The written baseline alone (its combination with the defaults is excluded) still
+        // matched what the matrix asked for; the defaults alone did not.
+        choice.matched = selector == &choice.wanted || !spec.baseline.empty();
+        return choice;
+      }
     }
   }
   return choice;

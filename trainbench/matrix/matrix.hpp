@@ -53,6 +53,9 @@ struct MatrixSpec {
   nlohmann::json model_overrides = nlohmann::json::object();
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)
+  // What the baseline rules did, one line each, for `run` and `list` to print: a key whose axis
+  // a --set override changed so that it no longer has the value drops out of the baseline.
+  std::vector<std::string> baseline_notes;
   nlohmann::json capacity;  // pass-through for the capacity component (null when absent)
   // axes.batch == "max" (or capacity.batch == "max"): the batch is found by a capacity search;
   // `batch` is empty and expand() uses defaults.batch as a placeholder.
@@ -89,8 +92,12 @@ nlohmann::json read_matrix_json(const std::string& path);
 
 // Validates and converts raw matrix JSON. Every problem is an InputError naming
 // `file_for_errors` and the field, e.g. "x.json: axes.workers[1]: must be >= 0, got -2".
+// `set_overrides` are the --set overrides already applied to `j`: a baseline key whose axis
+// they changed, so that it no longer has the key's value, drops out of the baseline (a line in
+// baseline_notes says so); any other baseline that matches no scenario is refused
+// ("baseline.batch: 32 matches no scenario: axes.batch has 8, 64").
 MatrixSpec parse_matrix(const nlohmann::json& j, const std::string& file_for_errors,
-                        const MatrixParseOptions& options);
+                        const MatrixParseOptions& options, const std::vector<std::string>& set_overrides = {});
 
 // read_matrix_json + apply_set_overrides + parse_matrix.
 MatrixSpec load_matrix(const std::string& path, const MatrixParseOptions& options,
@@ -110,8 +117,10 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec);
 // when hold_effective_batch). Used to match exclude and baseline entries.
 nlohmann::json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::string& axis);
 
-// The baseline: the defaults (fp32, 0 workers, 1 accumulation, first batch, first model) overridden
-// by spec.baseline. When nothing matches, the first scenario is used and `matched` is false.
+// The baseline: the defaults (fp32, 0 workers, 1 accumulation, first batch, first model; an
+// axis without its default value takes its first value) overridden by spec.baseline. When that
+// combination is excluded, the first scenario matching spec.baseline; when nothing matches (no
+// baseline written), the first scenario, and `matched` is false.
 struct BaselineChoice {
   std::size_t index = 0;
   bool matched = false;

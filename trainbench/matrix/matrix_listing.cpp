@@ -62,6 +62,7 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
   if (scenarios.empty()) return os.str();
 
   const BaselineChoice baseline = choose_baseline(spec, scenarios);
+  for (const auto& note : spec.baseline_notes) os << note << "\n";
   if (baseline.matched)
     os << "baseline (*): " << scenario_id(scenarios[baseline.index]) << "\n";
   else

@@ -52,12 +52,12 @@ void from_json(const nlohmann::json& j, StoppingRule& s) {
   s.warmup_steps = integer_field(j, "warmup_steps", s.warmup_steps);
   s.min_steps = integer_field(j, "min_steps", s.min_steps);
   s.max_steps = integer_field(j, "max_steps", s.max_steps);
-  s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
-  s.time_budget_s = j.value("time_budget_s", s.time_budget_s);
+  s.target_rel_ci = number_field(j, "target_rel_ci", s.target_rel_ci);
+  s.time_budget_s = number_field(j, "time_budget_s", s.time_budget_s);
   // Files from before segments measured one block: one round, nothing interleaved.
   s.rounds = integer_field(j, "rounds", 1);
   s.max_rounds = integer_field(j, "max_rounds", s.rounds);
-  s.interleave = j.value("interleave", false);
+  s.interleave = flag_field(j, "interleave", false);
   s.segment_warmup = integer_field(j, "segment_warmup", 0);
 }
 
@@ -67,20 +67,20 @@ void to_json(nlohmann::json& j, const ProfileOptions& p) {
        {"gzip", p.gzip}};
 }
 void from_json(const nlohmann::json& j, ProfileOptions& p) {
-  p.enabled = j.value("enabled", p.enabled);
+  p.enabled = flag_field(j, "enabled", p.enabled);
   p.window = integer_field(j, "window", p.window);
-  p.host_trace = j.value("host_trace", p.host_trace);
-  p.cupti = j.value("cupti", p.cupti);
-  p.kineto = j.value("kineto", p.kineto);
-  p.nvtx = j.value("nvtx", p.nvtx);
-  p.gzip = j.value("gzip", p.gzip);
+  p.host_trace = flag_field(j, "host_trace", p.host_trace);
+  p.cupti = flag_field(j, "cupti", p.cupti);
+  p.kineto = flag_field(j, "kineto", p.kineto);
+  p.nvtx = flag_field(j, "nvtx", p.nvtx);
+  p.gzip = flag_field(j, "gzip", p.gzip);
 }
 
 void to_json(nlohmann::json& j, const DataParallelOptions& d) {
   j = {{"bucket_mb", d.bucket_mb}};
 }
 void from_json(const nlohmann::json& j, DataParallelOptions& d) {
-  d.bucket_mb = j.value("bucket_mb", d.bucket_mb);
+  d.bucket_mb = number_field(j, "bucket_mb", d.bucket_mb);
 }
 
 void to_json(nlohmann::json& j, const ScenarioParams& p) {
@@ -99,27 +99,28 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   if (p.world_size > 1 || p.reducer == "always") j["data_parallel"] = p.data_parallel;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
-  for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);
-  p.learning_rate = j.value("learning_rate", p.learning_rate);
-  p.momentum = j.value("momentum", p.momentum);
-  p.weight_decay = j.value("weight_decay", 0.0);
+  for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);  // each names its key
+  p.learning_rate = number_field(j, "learning_rate", p.learning_rate);
+  p.momentum = number_field(j, "momentum", p.momentum);
+  p.weight_decay = number_field(j, "weight_decay", 0.0);
   if (j.contains("effective_batch")) {
     p.effective_batch = integer_field(j, "effective_batch", 0);
   } else {
     // In 64 bits: batch and accumulation of an edited file may multiply past an int.
     const long long product = static_cast<long long>(p.batch) * p.accumulation;
-    if (!std::in_range<int>(product)) throw std::invalid_argument("batch * accumulation does not fit an integer");
+    if (!std::in_range<int>(product)) throw FieldError("batch", "batch * accumulation does not fit an integer");
     p.effective_batch = static_cast<int>(product);
   }
   p.seed = integer_field(j, "seed", p.seed);
   p.dataset_options = j.value("dataset_options", nlohmann::json::object());
   p.model_options = j.value("model_options", nlohmann::json::object());
-  if (j.contains("stopping")) p.stopping = j.at("stopping").get<StoppingRule>();
-  if (j.contains("profile")) p.profile = j.at("profile").get<ProfileOptions>();
-  p.test_delay_ms = j.value("test_delay_ms", 0.0);
+  if (j.contains("stopping")) p.stopping = within("stopping", [&] { return j.at("stopping").get<StoppingRule>(); });
+  if (j.contains("profile")) p.profile = within("profile", [&] { return j.at("profile").get<ProfileOptions>(); });
+  p.test_delay_ms = number_field(j, "test_delay_ms", 0.0);
   if (j.contains("data_parallel") && j["data_parallel"].is_object())
-    p.data_parallel = j.at("data_parallel").get<DataParallelOptions>();
-  if (j.contains("contention")) p.contention = j.at("contention").get<ContentionThresholds>();
+    p.data_parallel = within("data_parallel", [&] { return j.at("data_parallel").get<DataParallelOptions>(); });
+  if (j.contains("contention"))
+    p.contention = within("contention", [&] { return j.at("contention").get<ContentionThresholds>(); });
 }
 
 }  // namespace tb

@@ -28,7 +28,7 @@ std::string context_without(const ScenarioParams& p, const char* axis, bool same
 
 bool drifted(const ScenarioResult& s) { return s.loss_parity && !s.loss_parity->ok; }
 
-// The values of every knob, or of every axis that is not one (the workload).
+// The values of every knob, or of every axis that is not one (the workload and the ranks).
 std::string axes_part(const ScenarioParams& p, bool knobs) {
   nlohmann::json part = nlohmann::json::object();
   for (const ScenarioAxis& axis : scenario_axes())
@@ -36,7 +36,7 @@ std::string axes_part(const ScenarioParams& p, bool knobs) {
   return part.dump();
 }
 std::string knob_settings(const ScenarioParams& p) { return axes_part(p, true); }
-std::string workload_of(const ScenarioParams& p) { return axes_part(p, false); }
+std::string configuration_group(const ScenarioParams& p) { return axes_part(p, false); }
 
 // "resnet@images (cuda)": the workload axes as a scenario id shows them.
 std::string workload_label(const ScenarioParams& p) {
@@ -66,13 +66,12 @@ stats::RatioInterval geometric_mean_of_intervals(const std::vector<stats::RatioI
 
 }  // namespace
 
-std::vector<AxisEffect> axis_effects(const RunResult& run, double same_threshold) {
-  const ScenarioResult* baseline = find_scenario(run, run.baseline_id);
-  if (baseline == nullptr || !has_step_timing(*baseline)) return {};
-  std::vector<const ScenarioResult*> timed;
-  for (const auto& s : run.scenarios)
-    if (has_step_timing(s)) timed.push_back(&s);
+namespace {
 
+// The effects among one workload's timed scenarios, against its baseline's values.
+std::vector<AxisEffect> workload_effects(const ScenarioResult& baseline_scenario,
+                                         const std::vector<const ScenarioResult*>& timed, double same_threshold) {
+  const ScenarioResult* baseline = &baseline_scenario;
   std::vector<AxisEffect> effects;
   for (const ScenarioAxis& axis : scenario_axes()) {
     if (!axis.knob) continue;
@@ -125,6 +124,28 @@ std::vector<AxisEffect> axis_effects(const RunResult& run, double same_threshold
   return effects;
 }
 
+}  // namespace
+
+std::vector<AxisEffect> axis_effects(const RunResult& run, double same_threshold) {
+  if (find_scenario(run, run.baseline_id) == nullptr) return {};
+  // Within each workload, against its own baseline: a setting's effect on ResNet-50 and on
+  // GPT-2 are two answers.
+  const auto workloads = run_workloads(run);
+  std::vector<AxisEffect> effects;
+  for (const auto& workload : workloads) {
+    const ScenarioResult* reference = workload_reference(run, workload);
+    if (reference == nullptr) continue;
+    std::vector<const ScenarioResult*> timed;
+    for (const auto& s : run.scenarios)
+      if (has_step_timing(s) && workload_of(s.params) == workload) timed.push_back(&s);
+    for (auto& e : workload_effects(*reference, timed, same_threshold)) {
+      if (workloads.size() > 1) e.workload = workload;
+      effects.push_back(std::move(e));
+    }
+  }
+  return effects;
+}
+
 std::vector<BestConfiguration> best_configurations(const RunResult& run, double same_threshold) {
   const ScenarioResult* baseline = find_scenario(run, run.baseline_id);
   // Groups in order of first appearance, each ranked by throughput.
@@ -132,7 +153,7 @@ std::vector<BestConfiguration> best_configurations(const RunResult& run, double 
   std::map<std::string, std::vector<const ScenarioResult*>> groups;
   for (const auto& s : run.scenarios) {
     if (!has_step_timing(s) || s.samples_per_s <= 0) continue;
-    const std::string w = workload_of(s.params);
+    const std::string w = configuration_group(s.params);
     if (!groups.count(w)) order.push_back(w);
     groups[w].push_back(&s);
   }

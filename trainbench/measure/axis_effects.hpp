@@ -19,11 +19,12 @@ namespace tb {
 //   speedup: geometric mean over the pairs of the per-sample speedup (per_sample_speedup,
 //            comparison.hpp: drift-aware, paired by round), and of their interval bounds: pairs
 //            of one run share its conditions, so their errors are not treated as independent
-//            and more pairs do not shrink the interval (README "Reading a report" has the repeat
+//            and more pairs do not shrink the interval (docs/reading-a-report.md has the repeat
 //            runs that decided it). It is the uncertainty of the average over the settings that
 //            were measured, not a prediction for other settings: `lowest`..`highest` (the pairs'
 //            own speedups) shows how much the effect depends on them.
 struct AxisEffect {
+  std::string workload;   // workload_of (matrix/axis.hpp); "" when the run has one workload
   std::string axis;       // the scenario axis (matrix/axis.hpp), e.g. "precision"
   std::string value;      // e.g. "amp_bf16"
   std::string reference;  // the baseline's value, e.g. "fp32"
@@ -34,10 +35,12 @@ struct AxisEffect {
   std::string verdict;  // faster | slower | same | noisy (stats::classify)
 };
 
-// One entry per value of every knob (ScenarioAxis::knob) that takes more than one value among
-// the ok scenarios, other than the baseline's value, in axis-table order; a value without any
-// pair (every scenario at it also differs elsewhere) is left out. Empty without an ok baseline.
-// Diverged, failed and skipped scenarios never pair.
+// Per workload (model, dataset; in the order they appear), one entry per value of every knob
+// (ScenarioAxis::knob) that takes more than one value among the workload's ok scenarios, other
+// than the baseline's value, in axis-table order; a value without any pair (every scenario at it
+// also differs elsewhere) is left out, and so is a workload without a baseline
+// (workload_reference, comparison.hpp). Empty without a run baseline. Diverged, failed and
+// skipped scenarios never pair.
 std::vector<AxisEffect> axis_effects(const RunResult& run, double same_threshold = 0.02);
 
 // The fastest configuration of one workload (the scenarios that share every axis that is not a

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/scaling.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/results/durable_file.hpp>
@@ -164,27 +165,90 @@ LossDrift loss_drift(const ScenarioResult& scenario, const ScenarioResult& refer
   return d;
 }
 
-void annotate_run(RunResult& run, const AnnotateOptions& options) {
-  annotate_scaling(run);  // independent of any baseline
-  const std::string baseline_id = options.baseline_id.empty() ? run.baseline_id : options.baseline_id;
-  const ScenarioResult* baseline = find_scenario(run, baseline_id);
-  if (baseline && !has_step_timing(*baseline)) baseline = nullptr;
+std::vector<std::string> run_workloads(const RunResult& run) {
+  std::vector<std::string> order;
+  for (const auto& s : run.scenarios) {
+    const std::string w = workload_of(s.params);
+    if (std::find(order.begin(), order.end(), w) == order.end()) order.push_back(w);
+  }
+  return order;
+}
 
-  std::vector<stats::RatioInterval> speedups;
+const ScenarioResult* workload_baseline(const RunResult& run, const std::string& workload,
+                                        const std::string& baseline_id) {
+  const ScenarioResult* baseline = find_scenario(run, baseline_id.empty() ? run.baseline_id : baseline_id);
+  if (baseline == nullptr) return nullptr;
+  const nlohmann::json settings = settings_key(baseline->params);
+  for (const auto& s : run.scenarios)
+    if (has_step_timing(s) && workload_of(s.params) == workload && settings_key(s.params) == settings) return &s;
+  return nullptr;
+}
+
+const ScenarioResult* workload_reference(const RunResult& run, const std::string& workload) {
+  for (const auto& s : run.scenarios)
+    if (s.comparison && s.comparison->verdict == "baseline" && has_step_timing(s) && workload_of(s.params) == workload)
+      return &s;
+  return workload_baseline(run, workload);
+}
+
+bool compared_across_workloads(const RunResult& run) {
+  for (const auto& s : run.scenarios) {
+    if (!s.comparison) continue;
+    const ScenarioResult* against = find_scenario(run, s.comparison->baseline_id);
+    if (against && workload_of(against->params) != workload_of(s.params)) return true;
+  }
+  return false;
+}
+
+void compare_within_workloads(RunResult& run, const std::string& baseline_id_in, double same_threshold) {
+  const std::string baseline_id = baseline_id_in.empty() ? run.baseline_id : baseline_id_in;
+  const ScenarioResult* baseline = find_scenario(run, baseline_id);
+  run.summary.reset();
+  for (auto& s : run.scenarios) s.comparison.reset();
+
   SummarySection summary;
-  for (auto& s : run.scenarios) {
+  for (const auto& s : run.scenarios) {
     ++summary.by_status[static_cast<int>(s.status)];
     if (s.contended()) ++summary.contended;
-    if (!baseline || !has_step_timing(s)) continue;
-    if (&s == baseline) {
-      s.comparison = ComparisonSection{baseline_id, 1.0, 1.0, 1.0, true, "baseline"};
-      continue;
-    }
-    const auto r = per_sample_speedup(*baseline, s);
-    speedups.push_back(r);
-    s.comparison = ComparisonSection{baseline_id, r.ratio, r.low, r.high, r.valid,
-                                     stats::to_string(stats::classify(r, options.same_threshold))};
   }
+  // Each workload against its own scenario with the baseline's settings: GPT-2 against
+  // GPT-2 fp32/b32, never against ResNet-50's.
+  const auto workloads = run_workloads(run);
+  bool any_reference = false;
+  for (const auto& workload : workloads) {
+    WorkloadSummary w{workload, "", 0, std::nullopt};
+    const ScenarioResult* reference = baseline ? workload_baseline(run, workload, baseline_id) : nullptr;
+    std::vector<stats::RatioInterval> speedups;
+    for (auto& s : run.scenarios) {
+      if (!reference || !has_step_timing(s) || workload_of(s.params) != workload) continue;
+      if (&s == reference) {
+        s.comparison = ComparisonSection{s.id, 1.0, 1.0, 1.0, true, "baseline"};
+        continue;
+      }
+      const auto r = per_sample_speedup(*reference, s);
+      speedups.push_back(r);
+      s.comparison = ComparisonSection{reference->id, r.ratio, r.low, r.high, r.valid,
+                                       stats::to_string(stats::classify(r, same_threshold))};
+    }
+    if (reference) {
+      any_reference = true;
+      w.baseline_id = reference->id;
+      w.compared = static_cast<int>(speedups.size());
+      // The baseline alone is, by definition, at speedup 1.
+      const auto g = speedups.empty() ? stats::RatioInterval{} : stats::geometric_mean(speedups);
+      w.geomean = GeomeanSpeedup{g.ratio, g.low, g.high, g.valid};
+      summary.compared += w.compared;
+    }
+    if (baseline && workload == workload_of(baseline->params)) summary.geomean = w.geomean;
+    if (workloads.size() > 1) summary.workloads.push_back(std::move(w));
+  }
+  // Without a workload baseline there is no speedup to summarise.
+  if (any_reference) run.summary = summary;
+}
+
+void annotate_run(RunResult& run, const AnnotateOptions& options) {
+  annotate_scaling(run);  // independent of any baseline
+  compare_within_workloads(run, options.baseline_id, options.same_threshold);
 
   const Precision reference = loss_reference_precision();
   for (auto& s : run.scenarios) {
@@ -203,14 +267,6 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
                                       drift.rel_drift <= options.loss_tolerance,
                                       static_cast<std::int64_t>(drift.steps_compared)};
   }
-
-  // Without an ok baseline there is no speedup to summarise (the schema requires one).
-  if (!baseline) return;
-  summary.compared = static_cast<int>(speedups.size());
-  // The baseline alone is, by definition, at speedup 1.
-  const auto g = speedups.empty() ? stats::RatioInterval{} : stats::geometric_mean(speedups);
-  summary.geomean = GeomeanSpeedup{g.ratio, g.low, g.high, g.valid};
-  run.summary = summary;
 }
 
 // ------------------------------------------------------------------ between two runs
@@ -337,6 +393,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
     const ScenarioResult& o = *it->second;
     ScenarioComparison c;
     c.id = s.id;
+    c.workload = workload_of(s.params);
     c.key = key;
     c.old_status = o.status;
     c.new_status = s.status;
@@ -386,7 +443,18 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
     }
   if (options.fail_on_regression_pct && !out.missing_in_new.empty() && !options.allow_broken)
     out.broken = true;
-  if (!speedups.empty()) out.geomean_speedup = stats::geometric_mean(speedups);
+  // One geomean per workload: a change of GPT-2 and one of ResNet-50 are separate answers.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<stats::RatioInterval>> by_workload;
+  for (const auto& c : out.scenarios) {
+    if (!c.compared) continue;
+    if (!by_workload.count(c.workload)) order.push_back(c.workload);
+    by_workload[c.workload].push_back(c.speedup);
+  }
+  if (order.size() == 1) out.geomean_speedup = stats::geometric_mean(speedups);
+  if (order.size() > 1)
+    for (const auto& w : order)
+      out.workloads.push_back({w, static_cast<int>(by_workload[w].size()), stats::geometric_mean(by_workload[w])});
   return out;
 }
 
@@ -427,7 +495,7 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
        {"unjudged", c.unjudged},           {"scenarios", nlohmann::json::array()}};
   if (c.paired) j["ab_session"] = c.ab_session;
   for (const auto& s : c.scenarios) {
-    nlohmann::json e = {{"id", s.id}, {"key", s.key}, {"old_status", to_string(s.old_status)},
+    nlohmann::json e = {{"id", s.id}, {"workload", s.workload}, {"key", s.key}, {"old_status", to_string(s.old_status)},
                         {"new_status", to_string(s.new_status)}, {"compared", s.compared}};
     if (s.compared) {
       e["old_median_s"] = s.old_median_s;
@@ -450,10 +518,15 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
     if (s.broken) e["broken"] = true;
     j["scenarios"].push_back(e);
   }
-  if (c.geomean_speedup)
-    j["geomean_speedup"] = {{"ratio", c.geomean_speedup->ratio},
-                            {"ci_low", c.geomean_speedup->low},
-                            {"ci_high", c.geomean_speedup->high}};
+  const auto geomean = [](const stats::RatioInterval& g) {
+    return nlohmann::json{{"ratio", g.ratio}, {"ci_low", g.low}, {"ci_high", g.high}};
+  };
+  if (c.geomean_speedup) j["geomean_speedup"] = geomean(*c.geomean_speedup);
+  if (!c.workloads.empty()) {
+    j["workloads"] = nlohmann::json::array();
+    for (const auto& w : c.workloads)
+      j["workloads"].push_back({{"workload", w.workload}, {"compared", w.compared}, {"geomean_speedup", geomean(w.geomean_speedup)}});
+  }
 }
 
 }  // namespace tb

@@ -25,20 +25,46 @@ struct AnnotateOptions {
 
 // Fills, for every ok scenario:
 //   comparison (ComparisonSection): speedup =
-//       baseline per-sample time / this per-sample time (per-sample = step time / effective
-//       batch, over every rank for a data-parallel scenario, so scenarios with different batch
-//       sizes compare by throughput; with equal batches this is baseline_median / this_median).
-//       The baseline gets "baseline".
+//       its workload baseline's per-sample time / this per-sample time (per-sample = step time /
+//       effective batch, over every rank for a data-parallel scenario, so scenarios with
+//       different batch sizes compare by throughput; with equal batches this is
+//       baseline_median / this_median). A workload's baseline is its scenario with the run
+//       baseline's settings (workload_baseline): with several workloads (model, dataset), each is
+//       measured against its own, never against another model. Each workload baseline gets
+//       "baseline"; a workload without one gets no comparisons.
 //   loss_parity (LossParitySection; every precision but the reference): the scenario at
 //       loss_reference_precision() (precision_table.hpp) with the same other parameters (and
 //       seed) is the reference; see loss_drift().
-// and run.summary: a count per status, contended, compared, and the geometric mean of the
-// non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is the only ok
-// scenario. Diverged scenarios are never compared.
-// Without an ok baseline neither comparisons nor the summary are written.
+// and run.summary: a count per status, contended, compared, the geometric mean of the baseline
+// workload's non-baseline speedups (see stats::geometric_mean), 1 [1, 1] when the baseline is
+// the only ok scenario of its workload, and with several workloads one WorkloadSummary each.
+// Diverged scenarios are never compared. Without any workload baseline (the run's baseline is
+// not ok and no workload has its settings) neither comparisons nor the summary are written.
 // First of all, run.scaling and the data-parallel efficiencies (measure/scaling.hpp), with or
 // without a baseline.
 void annotate_run(RunResult& run, const AnnotateOptions& options = {});
+
+// The scenario a workload's speed-ups are measured against as the run records it (its
+// comparison's verdict is "baseline"), else workload_baseline: what the findings pair with.
+const ScenarioResult* workload_reference(const RunResult& run, const std::string& workload);
+
+// annotate_run's speed-ups and summary alone, anew: every comparison and the summary are
+// replaced (loss parity and scaling are left as they are).
+void compare_within_workloads(RunResult& run, const std::string& baseline_id = "", double same_threshold = 0.02);
+
+// Whether some scenario's comparison is against a scenario of another workload: results written
+// before speed-ups were per workload (GPT-2 against ResNet-50's baseline). Reporters render such
+// a run after compare_within_workloads.
+bool compared_across_workloads(const RunResult& run);
+
+// The run's workloads (workload_of, matrix/axis.hpp), in the order their scenarios first appear.
+std::vector<std::string> run_workloads(const RunResult& run);
+
+// The scenario of `workload` measured at the settings (settings_key) of the run's baseline
+// (`baseline_id` when given): what that workload's speed-ups are measured against. nullptr when
+// the workload has no timed scenario at those settings (excluded, failed) or there is no baseline.
+const ScenarioResult* workload_baseline(const RunResult& run, const std::string& workload,
+                                        const std::string& baseline_id = "");
 
 // Speedup of `candidate` over `baseline` in step time: ratio = median(baseline) / median(candidate)
 // of all measured steps, with a 95% interval from segments (segment_stats.hpp): paired by round
@@ -143,6 +169,7 @@ struct CompareOptions {
 
 struct ScenarioComparison {
   std::string id;
+  std::string workload;  // workload_of (matrix/axis.hpp)
   nlohmann::json key;
   ScenarioStatus old_status = ScenarioStatus::ok, new_status = ScenarioStatus::ok;
   bool compared = false;  // both ok with timings; otherwise the fields below are unset
@@ -173,7 +200,15 @@ struct RunComparison {
   std::vector<std::string> only_in_old, only_in_new;  // scenario ids
   std::vector<std::string> missing_in_new;  // ok in OLD, absent from NEW (subset of only_in_old)
   std::vector<std::string> environment_differences;  // non-empty only with allow_env_mismatch
-  std::optional<stats::RatioInterval> geomean_speedup;  // over compared scenarios
+  // Over the compared scenarios when they are of one workload; with several, absent, and one
+  // geomean per workload in `workloads` (a geomean over different models mixes questions).
+  std::optional<stats::RatioInterval> geomean_speedup;
+  struct Workload {
+    std::string workload;
+    int compared = 0;
+    stats::RatioInterval geomean_speedup;
+  };
+  std::vector<Workload> workloads;  // in the new run's order; empty for one workload
   int compared = 0;          // scenarios with timings in both runs
   bool regression = false;   // some scenario slower beyond the gate and its noise
   bool broken = false;       // some scenario broken or missing in NEW (not allowed)

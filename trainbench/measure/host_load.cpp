@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <trainbench/support/json_integer.hpp>
 #include <trainbench/support/text_file.hpp>
 
 namespace tb {
@@ -163,8 +164,8 @@ void to_json(nlohmann::json& j, const ContentionThresholds& t) {
 
 void from_json(const nlohmann::json& j, ContentionThresholds& t) {
   t = ContentionThresholds{};
-  t.other_cpu_cores = j.value("other_cpu_cores", t.other_cpu_cores);
-  t.steal_fraction = j.value("steal_fraction", t.steal_fraction);
+  t.other_cpu_cores = number_field(j, "other_cpu_cores", t.other_cpu_cores);
+  t.steal_fraction = number_field(j, "steal_fraction", t.steal_fraction);
 }
 
 void to_json(nlohmann::json& j, const Disturbance& d) {

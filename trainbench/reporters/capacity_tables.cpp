@@ -29,6 +29,20 @@ std::string probes_cell(const BatchSearchEntry& b) {
   return out;
 }
 
+// Columns with nothing to show in any row ("-" throughout: no capacity.target, no price) are
+// left out, the scenario column aside.
+void drop_empty_columns(TextTable& t) {
+  for (std::size_t c = t.titles.size(); c-- > 1;) {
+    const bool empty = std::all_of(t.rows.begin(), t.rows.end(),
+                                   [&](const std::vector<std::string>& row) { return c >= row.size() || row[c] == "-"; });
+    if (!empty || t.rows.empty()) continue;
+    t.titles.erase(t.titles.begin() + static_cast<std::ptrdiff_t>(c));
+    t.right.erase(t.right.begin() + static_cast<std::ptrdiff_t>(c));
+    for (auto& row : t.rows)
+      if (c < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+  }
+}
+
 }  // namespace
 
 std::string max_batch_cell(const BatchSearchEntry& b) {
@@ -88,7 +102,10 @@ TextTable scenario_capacity_table(const RunResult& run) {
         mfu_cell(c)};
     if (const auto& p = c.projection) {
       row.push_back(si_count(p->target_samples));
-      row.push_back(hours(p->time_s) + " [" + hours(p->ci_low_s) + ", " + hours(p->ci_high_s) + "]");
+      // One round gives a median but no interval: a zero-width [29.80, 29.80] would claim one.
+      const bool interval = s->step_time_s.has_interval() && p->ci_high_s > p->ci_low_s;
+      row.push_back(hours(p->time_s) +
+                    (interval ? " [" + hours(p->ci_low_s) + ", " + hours(p->ci_high_s) + "]" : " (no interval)"));
       row.push_back(fixed(p->device_hours, 2));
       row.push_back(p->cost ? fixed(*p->cost, 2) : "-");
       const std::string energy = projected_energy(*p);
@@ -99,6 +116,7 @@ TextTable scenario_capacity_table(const RunResult& run) {
     }
     t.rows.push_back(std::move(row));
   }
+  drop_empty_columns(t);
   return t;
 }
 

@@ -11,7 +11,9 @@
 namespace tb::report {
 
 // One row per ok scenario with extra.capacity. All FLOP/s columns share one unit (TFLOP/s when
-// any value reaches 1e12, else GFLOP/s), named in the titles.
+// any value reaches 1e12, else GFLOP/s), named in the titles. A projection from one round reads
+// "29.80 (no interval)"; a column that is "-" in every row (no capacity.target, no price) is
+// left out.
 TextTable scenario_capacity_table(const RunResult& run);
 // The MFU cell of every report: "12.90%", capacity::kMfuErrorCell above 100% (a measurement
 // error, never a utilisation), "-" without a peak.

@@ -86,10 +86,11 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
                   "peak mem"};
   table.right = {false, false, true, true, true, true, false, false, false, false, true, true};
   auto& rows = table.rows;
-  for (const auto& s : run.scenarios) {
+  const bool compared = shows_speedups(run);
+  const auto add_row = [&](const ScenarioResult& s) {
     if (!has_timing_columns(s)) {
       rows.push_back({s.id, status_cell(s), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
-      continue;
+      return;
     }
     std::string speed = speedup_cell(s);
     if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
@@ -97,13 +98,20 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
                     ci_halfwidth_ms(s), rate(s.samples_per_s), speed, phase_shares(s), bottleneck_cell(s),
                     loss_cell(s, loss_step),
                     std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
+  };
+  // With several workloads, each one's rows under a line naming what its speed-ups are against
+  // (a row of one cell runs on over the columns).
+  const bool grouped = grouped_by_workload(run);
+  for (const auto& group : table_sections(run)) {
+    if (grouped) rows.push_back({workload_heading(group)});
+    for (const ScenarioResult* s : group.scenarios) add_row(*s);
   }
-  const bool compared = shows_speedups(run);
   if (!compared) {
     constexpr std::size_t kSpeedColumn = 6;
     table.titles.erase(table.titles.begin() + kSpeedColumn);
     table.right.erase(table.right.begin() + kSpeedColumn);
-    for (auto& row : rows) row.erase(row.begin() + kSpeedColumn);
+    for (auto& row : rows)
+      if (row.size() > kSpeedColumn) row.erase(row.begin() + kSpeedColumn);
   }
   print_table(os, table);
 
@@ -146,7 +154,12 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
 
   const auto counts = status_counts(run);
   os << '\n';
-  if (compared) {
+  if (grouped) {
+    // A geomean per workload, each against its own baseline: never one over different models.
+    os << "geomean speedup by workload\n";
+    for (const auto& group : workload_groups(run))
+      os << "  " << group.workload << ": " << workload_geomean_text(group) << '\n';
+  } else if (compared) {
     os << "geomean speedup ";
     if (auto g = geomean_of(run))
       os << geomean_cell(*g);

@@ -20,7 +20,7 @@ std::string value_text(const std::string& v) {
 }
 
 std::string effect_line(const AxisEffect& e) {
-  std::string line = e.axis + " " + value_text(e.value) + " vs " + value_text(e.reference) + ": " +
+  std::string line = (e.workload.empty() ? "" : e.workload + ": ") + e.axis + " " + value_text(e.value) + " vs " + value_text(e.reference) + ": " +
                      ratio_with_verdict(e.speedup, e.verdict) + " (" + std::to_string(e.pairs) +
                      (e.pairs == 1 ? " pair" : " pairs");
   if (e.pairs > 1) line += ", " + times(e.lowest) + " to " + times(e.highest) + " across the other settings";
@@ -121,11 +121,14 @@ std::string bottleneck_cell(const ScenarioResult& s) {
 std::vector<FindingGroup> findings(const RunResult& run) {
   std::vector<FindingGroup> groups;
   FindingGroup effects{"Effect of each setting (per sample, averaged over the other settings)", {}};
-  for (const auto& e : axis_effects(run)) effects.lines.push_back(effect_line(e));
+  for (const auto& e : axis_effects(run)) {
+    if (!e.workload.empty()) effects.heading = "Effect of each setting (per sample, within each workload, averaged over the other settings)";
+    effects.lines.push_back(effect_line(e));
+  }
   FindingGroup best{"Fastest configuration", {}};
   for (const auto& b : best_configurations(run))
     for (auto& line : best_lines(b)) best.lines.push_back(std::move(line));
-  FindingGroup limits{"Bottlenecks (README \"Reading a report\")", bottleneck_lines(run)};
+  FindingGroup limits{"Bottlenecks (docs/reading-a-report.md)", bottleneck_lines(run)};
   for (auto* g : {&effects, &best, &limits})
     if (!g->lines.empty()) groups.push_back(std::move(*g));
   return groups;

@@ -98,7 +98,8 @@ std::vector<std::string> short_labels(const std::vector<const ScenarioResult*>& 
   return out;
 }
 
-json speedup_chart(const std::vector<const ScenarioResult*>& ok) {
+// per_workload: several workloads, each against its own baseline (report::grouped_by_workload).
+json speedup_chart(const std::vector<const ScenarioResult*>& ok, bool per_workload) {
   json ids = json::array(), values = json::array(), bars = json::array(),
        verdicts = json::array(), parity = json::array();
   std::vector<const ScenarioResult*> shown;
@@ -115,9 +116,12 @@ json speedup_chart(const std::vector<const ScenarioResult*>& ok) {
   }
   if (shown.empty()) return nullptr;
   return {{"id", "speedup"},          {"kind", "speedup"},
-          {"title", "Speed-up vs baseline (median step time, 95% CI)"},
-          {"caption", "Bars: baseline median / scenario median; whiskers: 95% CI; green faster, "
-                      "red slower, grey same or noisy, amber: loss parity failed (not a win)."},
+          {"title", per_workload ? "Speed-up vs its workload's baseline (median step time, 95% CI)"
+                                 : "Speed-up vs baseline (median step time, 95% CI)"},
+          {"caption", std::string(per_workload ? "Bars: the workload baseline's median / scenario median"
+                                               : "Bars: baseline median / scenario median") +
+                          "; whiskers: 95% CI; green faster, red slower, grey same or noisy, amber: loss "
+                          "parity failed (not a win)."},
           {"labels", short_labels(shown)}, {"ids", ids}, {"values", values},
           {"error_bars", bars},       {"verdicts", verdicts},
           {"loss_parity_ok", parity}, {"y_title", "speed-up (×)"}};
@@ -350,7 +354,7 @@ json html_chart_data(const RunResult& run) {
   json charts = json::array();
   // A capacity run's point is its batch-size search: those charts come first.
   for (auto& chart : capacity_charts(run)) charts.push_back(std::move(chart));
-  for (json chart : {speedup_chart(ok), phases_chart(ok), scaling_chart(ok, "workers"),
+  for (json chart : {speedup_chart(ok, report::grouped_by_workload(run)), phases_chart(ok), scaling_chart(ok, "workers"),
                      scaling_chart(ok, "batch")})
     if (!chart.is_null()) charts.push_back(std::move(chart));
   for (auto& chart : loss_charts(ok, report::common_loss_step(run))) charts.push_back(std::move(chart));

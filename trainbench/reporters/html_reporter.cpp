@@ -55,7 +55,14 @@ void render_header(std::ostream& os, const RunResult& run) {
      << "</code> · " << (compared ? "baseline <code>" + esc(run.baseline_id) + "</code>" : std::string("no baseline"))
      << " · " << run.scenarios.size() << " scenarios</p>\n";
   os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">";
-  if (compared) {
+  if (grouped_by_workload(run)) {
+    // A geomean per workload, each against its own baseline.
+    os << "geomean speed-up";
+    for (const auto& g : workload_groups(run))
+      os << " " << esc(g.workload) << " <strong>"
+         << esc(g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-") << "</strong> ·";
+    os << " ";
+  } else if (compared) {
     os << "geomean speed-up ";
     if (auto g = geomean_of(run))
       os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
@@ -132,14 +139,8 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     traced |= !traces_of(s).empty();
   }
   const int detail_columns = 8 + (compared ? 2 : 0) + (tokens ? 1 : 0) + (skipped ? 1 : 0) + (traced ? 1 : 0);
-  os << "<h2>Scenarios</h2>\n<table id=\"tb-scenarios\">\n<tr><th>scenario</th><th>status</th>"
-        "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
-     << (tokens ? "<th>tokens/s</th>" : "")
-     << (compared ? "<th>speed-up [95% CI]</th><th>verdict</th>" : "") << "<th>phases % d/h/f/b/o[/c]</th>"
-        "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th>"
-     << (skipped ? "<th>skipped steps</th>" : "") << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "")
-     << "</tr>\n";
-  for (const auto& s : run.scenarios) {
+  // One scenario's row.
+  const auto write_row = [&](const ScenarioResult& s) {
     const auto lp = s.loss_parity;
     const bool drifted = lp && !lp->ok;
     os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
@@ -148,7 +149,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     if (!has_timing_columns(s)) {
       os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
          << "</td></tr>\n";
-      continue;
+      return;
     }
     os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s))
        << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s));
@@ -173,7 +174,7 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     os << num_td(bytes(peak_memory_bytes(s)));
     if (!traced) {
       os << "</tr>\n";
-      continue;
+      return;
     }
     os << "<td>";
     bool first = true;
@@ -187,8 +188,33 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     }
     if (first) os << "-";
     os << "</td></tr>\n";
+  };
+  os << "<h2>Scenarios</h2>\n";
+  // With several workloads, a table each (sorting a table never mixes them), under a heading
+  // naming what its speed-ups are against.
+  const bool grouped = grouped_by_workload(run);
+  const auto sections = table_sections(run);
+  for (std::size_t k = 0; k < sections.size(); ++k) {
+    const WorkloadGroup& group = sections[k];
+    if (grouped) {
+      os << "<h3 class=\"workload\">" << esc(group.workload) << " <span class=\"meta\">";
+      if (group.baseline_id.empty())
+        os << (group.annotated ? "no scenario at the baseline's settings, no speed-ups" : "");
+      else
+        os << "speed-ups against <code>" << esc(group.baseline_id) << "</code>";
+      os << "</span></h3>\n";
+    }
+    os << "<table id=\"tb-scenarios" << (k == 0 ? std::string() : "-" + std::to_string(k + 1))
+       << "\">\n<tr><th>scenario</th><th>status</th>"
+          "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
+       << (tokens ? "<th>tokens/s</th>" : "")
+       << (compared ? "<th>speed-up [95% CI]</th><th>verdict</th>" : "") << "<th>phases % d/h/f/b/o[/c]</th>"
+          "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th>"
+       << (skipped ? "<th>skipped steps</th>" : "") << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "")
+       << "</tr>\n";
+    for (const ScenarioResult* s : group.scenarios) write_row(*s);
+    os << "</table>\n";
   }
-  os << "</table>\n";
   if (const auto energy = energy_lines(run); !energy.empty()) {
     os << "<p class=\"meta\" id=\"tb-energy\">Energy over the timed steps: ";
     for (std::size_t k = 0; k < energy.size(); ++k) os << (k ? " · " : "") << esc(energy[k]);

@@ -148,6 +148,42 @@ void profiling_section(std::ostream& os, const RunResult& run, const ReportConte
   }
 }
 
+// The scenario table over `scenarios`: speed-up and verdict columns when `compared`.
+void scenario_table(std::ostream& os, const std::vector<const ScenarioResult*>& scenarios, bool compared,
+                    std::size_t loss_step) {
+  using namespace report;
+  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | " << (compared ? "speedup [95% CI] | verdict | " : "")
+     << "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
+  os << "|---|---|--:|--:|--:|" << (compared ? "--:|---|" : "") << "---|---|---|--:|\n";
+  for (const ScenarioResult* scenario : scenarios) {
+    const ScenarioResult& s = *scenario;
+    os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
+    if (!has_timing_columns(s)) {
+      os << (compared ? "- | - | " : "") << "- | - | - | - | - | - | - |\n";
+      continue;
+    }
+    os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
+       << " | ";
+    // A speed-up that changes the training result is not a win: the verdict and loss cells
+    // carry a warning marker instead.
+    const auto lp = s.loss_parity;
+    const bool drifted = lp && !lp->ok;
+    auto c = s.comparison;
+    if (compared) {
+      if (!c)
+        os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
+      else if (c->verdict == "baseline")
+        os << "1.00x | baseline | ";
+      else
+        os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
+           << (drifted ? " ⚠️ loss parity" : "") << " | ";
+    }
+    std::string loss = loss_cell(s, loss_step);
+    if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
+    os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+  }
+}
+
 }  // namespace
 
 void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx) {
@@ -196,8 +232,16 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
                        counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
   const bool compared = shows_speedups(run);
+  const bool grouped = grouped_by_workload(run);
+  const auto groups = workload_groups(run);
   os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": ";
-  if (compared) {
+  if (grouped) {
+    // A geomean per workload, each against its own baseline.
+    os << "geomean speedup";
+    for (const auto& g : groups)
+      os << " **" << cell(g.workload) << "** " << (g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-") << " ·";
+    os << " ";
+  } else if (compared) {
     os << "geomean speedup ";
     if (auto g = geomean_of(run))
       os << "**" << geomean_cell(*g) << "**";
@@ -214,7 +258,10 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   if (loss_warnings > 0)
     os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");
   os << "\n\n";
-  if (compared)
+  if (grouped)
+    os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline " << code(run.baseline_id)
+       << ": each workload is measured against its own scenario at the baseline's settings.\n\n";
+  else if (compared)
     os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline " << code(run.baseline_id)
        << ".\n\n";
   else if (!run.matrix_name.empty())
@@ -232,34 +279,17 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   if (!warnings.empty()) os << '\n';
 
   const std::size_t loss_step = common_loss_step(run);
-  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | " << (compared ? "speedup [95% CI] | verdict | " : "")
-     << "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
-  os << "|---|---|--:|--:|--:|" << (compared ? "--:|---|" : "") << "---|---|---|--:|\n";
-  for (const auto& s : run.scenarios) {
-    os << "| " << code(s.id) << " | " << status_cell(s) << " | ";
-    if (!has_timing_columns(s)) {
-      os << (compared ? "- | - | " : "") << "- | - | - | - | - | - | - |\n";
-      continue;
-    }
-    os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
-       << " | ";
-    // A speed-up that changes the training result is not a win: the verdict and loss cells
-    // carry a warning marker instead.
-    const auto lp = s.loss_parity;
-    const bool drifted = lp && !lp->ok;
-    auto c = s.comparison;
-    if (compared) {
-      if (!c)
-        os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
-      else if (c->verdict == "baseline")
-        os << "1.00x | baseline | ";
+  const auto sections = table_sections(run);
+  for (const auto& group : sections) {
+    if (grouped) {
+      os << "**" << cell(group.workload) << "**";
+      if (!group.baseline_id.empty())
+        os << ", speed-ups against " << code(group.baseline_id) << ":\n\n";
       else
-        os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
-           << (drifted ? " ⚠️ loss parity" : "") << " | ";
+        os << (group.annotated ? ": no scenario at the baseline's settings, no speed-ups.\n\n" : ":\n\n");
     }
-    std::string loss = loss_cell(s, loss_step);
-    if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
-    os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+    scenario_table(os, group.scenarios, compared, loss_step);
+    if (&group != &sections.back()) os << '\n';
   }
 
   if (const auto energy = energy_lines(run); !energy.empty()) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include <trainbench/matrix/axis.hpp>
 #include <trainbench/reporters/report_format.hpp>
 
 namespace tb::report {
@@ -39,6 +40,53 @@ StatusCounts status_counts(const RunResult& run) {
 
 std::optional<GeomeanSpeedup> geomean_of(const RunResult& run) {
   return run.summary ? run.summary->geomean : std::nullopt;
+}
+
+std::vector<WorkloadGroup> workload_groups(const RunResult& run) {
+  std::vector<WorkloadGroup> groups;
+  for (const auto& s : run.scenarios) {
+    const std::string w = workload_of(s.params);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const WorkloadGroup& g) { return g.workload == w; });
+    if (it == groups.end()) it = groups.insert(groups.end(), WorkloadGroup{w, "", std::nullopt, {}});
+    it->scenarios.push_back(&s);
+    if (s.comparison && s.comparison->verdict == "baseline") it->baseline_id = s.id;
+  }
+  if (!run.summary) return groups;
+  for (auto& g : groups) g.annotated = true;
+  if (groups.size() == 1) groups.front().geomean = run.summary->geomean;
+  for (const auto& w : run.summary->workloads)
+    for (auto& g : groups)
+      if (g.workload == w.workload) {
+        g.geomean = w.geomean;
+        if (!w.baseline_id.empty()) g.baseline_id = w.baseline_id;
+      }
+  return groups;
+}
+
+bool grouped_by_workload(const RunResult& run) {
+  if (!shows_speedups(run)) return false;
+  const std::string first = run.scenarios.empty() ? "" : workload_of(run.scenarios.front().params);
+  return std::any_of(run.scenarios.begin(), run.scenarios.end(),
+                     [&](const ScenarioResult& s) { return workload_of(s.params) != first; });
+}
+
+std::vector<WorkloadGroup> table_sections(const RunResult& run) {
+  if (grouped_by_workload(run)) return workload_groups(run);
+  WorkloadGroup all;
+  for (const auto& s : run.scenarios) all.scenarios.push_back(&s);
+  return {all};
+}
+
+std::string workload_heading(const WorkloadGroup& g) {
+  if (g.baseline_id.empty() && !g.annotated) return g.workload;
+  if (g.baseline_id.empty()) return g.workload + ": no scenario at the baseline's settings, no speed-ups";
+  return g.workload + ": speed-ups against " + g.baseline_id;
+}
+
+std::string workload_geomean_text(const WorkloadGroup& g) {
+  if (g.baseline_id.empty() && !g.annotated) return "-";
+  if (g.baseline_id.empty()) return "- (no scenario at the baseline's settings)";
+  return (g.geomean ? geomean_cell(*g.geomean) : std::string("-")) + " against " + g.baseline_id;
 }
 
 std::vector<SkipGroup> skip_groups(const RunResult& run) {

@@ -41,6 +41,31 @@ bool has_timing_columns(const ScenarioResult& s);
 // baseline has them. A capacity run has none (each scenario is another model or precision at its
 // own best batch), and a column of dashes would say nothing.
 inline bool shows_speedups(const RunResult& run) { return !run.baseline_id.empty(); }
+// The scenarios of one workload (model, dataset) as the reports group them, with the scenario
+// their speed-ups are measured against and their geometric mean.
+struct WorkloadGroup {
+  std::string workload;     // workload_of (matrix/axis.hpp): "resnet50", "mlp@synthetic"
+  std::string baseline_id;  // its scenario with the baseline's settings; "" when it has none
+  std::optional<GeomeanSpeedup> geomean;
+  std::vector<const ScenarioResult*> scenarios;  // in the run's order
+  bool annotated = false;  // the run has its summary: an empty baseline_id means there is none
+};
+// One group per workload, in the order the workloads first appear. With several, speed-up
+// tables and geomeans are shown per workload; a run of one workload reads as it always did.
+std::vector<WorkloadGroup> workload_groups(const RunResult& run);
+// Whether the reports group by workload: speed-ups shown and more than one workload.
+bool grouped_by_workload(const RunResult& run);
+// The scenario table's sections: workload_groups when grouped_by_workload, else one section of
+// every scenario in the run's order.
+std::vector<WorkloadGroup> table_sections(const RunResult& run);
+// "resnet50: speed-ups against resnet50/fp32/w0/a1/b32", or "gpt2: no scenario at the
+// baseline's settings, no speed-ups" ("gpt2" in a run without its summary): the line over a
+// workload's rows.
+std::string workload_heading(const WorkloadGroup& g);
+// "1.35x [1.30, 1.40] against resnet50/fp32/w0/a1/b32", or "- (no scenario at the baseline's
+// settings)" ("-" in a run without its summary): a workload's geomean line.
+std::string workload_geomean_text(const WorkloadGroup& g);
+
 // "ok", "ok, contended", "diverged": the status column.
 std::string status_cell(const ScenarioResult& s);
 // run.summary's geometric-mean speedup, if the run has one.

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <trainbench/measure/comparison.hpp>
 #include <trainbench/reporters/capacity_comparisons.hpp>
 #include <trainbench/reporters/console_reporter.hpp>
 #include <trainbench/reporters/csv_reporter.hpp>
@@ -18,8 +19,16 @@ namespace tb {
 
 void Reporter::render(const RunResult& run, const ReportContext& ctx) {
   if (ctx.out == nullptr) throw std::invalid_argument(name() + " reporter: no output stream");
-  if (report::is_capacity_run(run)) do_render(report::without_speedups(run), ctx);
-  else do_render(run, ctx);
+  if (report::is_capacity_run(run)) {
+    do_render(report::without_speedups(run), ctx);
+  } else if (compared_across_workloads(run)) {
+    // Written before speed-ups were per workload: each workload against its own baseline now.
+    RunResult rebased = run;
+    compare_within_workloads(rebased);
+    do_render(rebased, ctx);
+  } else {
+    do_render(run, ctx);
+  }
   ctx.out->flush();
 }
 

@@ -17,26 +17,48 @@ namespace {
 // outcome (fp16 without scaling), so null reads back as NaN instead of failing the whole file.
 double number_or_nan(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
-  return j.at(key).get<double>();
+  return number_field(j, key, 0.0);
 }
 
-std::vector<double> numbers_or_nan(const nlohmann::json& j, const char* key) {
+// A list of numbers (null read as NaN when `null_is_nan`); FieldError naming the entry.
+std::vector<double> numbers(const nlohmann::json& j, const char* key, bool null_is_nan) {
   std::vector<double> out;
   if (!j.contains(key)) return out;
-  for (const auto& v : j.at(key))
-    out.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+  const auto& list = j.at(key);
+  if (!list.is_array()) throw FieldError(key, "must be a list of numbers, got " + excerpt(list));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& v = list[i];
+    if (v.is_null() && null_is_nan) out.push_back(std::numeric_limits<double>::quiet_NaN());
+    else if (v.is_number()) out.push_back(v.get<double>());
+    else throw FieldError(std::string(key) + "[" + std::to_string(i) + "]", "must be a number, got " + excerpt(v));
+  }
+  return out;
+}
+
+// A list of objects, each read by from_json within its path ("samples.segments[2].median_s").
+template <typename T>
+std::vector<T> objects(const nlohmann::json& j, const char* key) {
+  std::vector<T> out;
+  if (!j.contains(key)) return out;
+  const auto& list = j.at(key);
+  if (!list.is_array()) throw FieldError(key, "must be a list, got " + excerpt(list));
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(within(std::string(key) + "[" + std::to_string(i) + "]", [&] {
+      if (!list[i].is_object()) throw FieldError("", "must be an object, got " + excerpt(list[i]));
+      return list[i].get<T>();
+    }));
   return out;
 }
 
 // The keys reports and comparisons read from metrics.disturbance, with the type they read them
 // as: checked here once, so an edited file is refused by name instead of throwing mid-report.
 void check_disturbance(const nlohmann::json& d) {
-  if (!d.is_object()) throw std::invalid_argument("metrics.disturbance: must be an object");
+  if (!d.is_object()) throw FieldError("metrics.disturbance", "must be an object");
   using Is = bool (nlohmann::json::*)() const noexcept;
   const auto expect = [&](const char* key, Is is, const char* what) {
     const auto it = d.find(key);
     if (it != d.end() && !((*it).*is)())
-      throw std::invalid_argument(std::string("metrics.disturbance.") + key + ": must be " + what);
+      throw FieldError(std::string("metrics.disturbance.") + key, std::string("must be ") + what);
   };
   expect("contended", &nlohmann::json::is_boolean, "true or false");
   expect("reason", &nlohmann::json::is_string, "a string");
@@ -50,18 +72,18 @@ void to_json(nlohmann::json& j, const Segment& s) {
 void from_json(const nlohmann::json& j, Segment& s) {
   s.round = integer_field(j, "round", 0);
   s.steps = integer_field(j, "steps", 0);
-  s.median_s = j.value("median_s", 0.0);
-  s.started_s = j.value("started_s", 0.0);
+  s.median_s = number_field(j, "median_s", 0.0);
+  s.started_s = number_field(j, "started_s", 0.0);
 }
 
 void to_json(nlohmann::json& j, const PhaseStat& p) {
   j = {{"name", p.name}, {"median_s", p.median_s}, {"mean_s", p.mean_s}, {"share", p.share}};
 }
 void from_json(const nlohmann::json& j, PhaseStat& p) {
-  p.name = j.at("name").get<std::string>();
-  p.median_s = j.value("median_s", 0.0);
-  p.mean_s = j.value("mean_s", 0.0);
-  p.share = j.value("share", 0.0);
+  p.name = required_text(j, "name");
+  p.median_s = number_field(j, "median_s", 0.0);
+  p.mean_s = number_field(j, "mean_s", 0.0);
+  p.share = number_field(j, "share", 0.0);
 }
 
 void to_json(nlohmann::json& j, const MemoryStats& m) {
@@ -108,39 +130,55 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
 }
 
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
-  r.id = j.at("id").get<std::string>();
-  r.params = j.at("params").get<ScenarioParams>();
-  r.status = parse_status(j.at("status").get<std::string>());
-  r.message = j.value("message", "");
+  if (!j.is_object()) throw FieldError("", "must be an object, got " + excerpt(j));
+  r.id = required_text(j, "id");
+  r.params = required_field(j, "params", [](const nlohmann::json& p) {
+    if (!p.is_object()) throw FieldError("", "must be an object, got " + excerpt(p));
+    return p.get<ScenarioParams>();
+  });
+  r.status = within("status", [&] { return parse_status(required_text(j, "status")); });
+  r.message = text_field(j, "message", "");
+  required_field(j, "metrics", [&](const nlohmann::json& m) {
+    if (!m.is_object()) throw FieldError("", "must be an object, got " + excerpt(m));
+    r.warmup_steps = integer_field(m, "warmup_steps", 0);
+    r.measured_steps = integer_field(m, "measured_steps", 0);
+    r.stop_reason = text_field(m, "stop_reason", "");
+    r.converged = flag_field(m, "converged", r.stop_reason == "converged");
+    if (m.contains("step_time_s")) r.step_time_s = within("step_time_s", [&] { return m.at("step_time_s").get<Distribution>(); });
+    r.samples_per_s = number_field(m, "samples_per_s", 0.0);
+    r.tokens_per_s = number_field(m, "tokens_per_s", 0.0);
+    r.phases = objects<PhaseStat>(m, "phases");
+    r.loss_start = number_or_nan(m, "loss_start");
+    r.loss_end = number_or_nan(m, "loss_end");
+    r.skipped_steps = integer_field(m, "skipped_steps", std::int64_t{0});
+    r.final_loss_scale = number_field(m, "final_loss_scale", 0.0);
+    if (m.contains("memory")) r.memory = within("memory", [&] { return m.at("memory").get<MemoryStats>(); });
+    r.wall_s = number_field(m, "wall_s", 0.0);
+    return 0;
+  });
   const auto& m = j.at("metrics");
-  r.warmup_steps = integer_field(m, "warmup_steps", 0);
-  r.measured_steps = integer_field(m, "measured_steps", 0);
-  r.stop_reason = m.value("stop_reason", "");
-  r.converged = m.value("converged", r.stop_reason == "converged");
-  if (m.contains("step_time_s")) r.step_time_s = m.at("step_time_s").get<Distribution>();
-  r.samples_per_s = m.value("samples_per_s", 0.0);
-  r.tokens_per_s = m.value("tokens_per_s", 0.0);
-  if (m.contains("phases")) r.phases = m.at("phases").get<std::vector<PhaseStat>>();
-  r.loss_start = number_or_nan(m, "loss_start");
-  r.loss_end = number_or_nan(m, "loss_end");
-  r.skipped_steps = integer_field(m, "skipped_steps", std::int64_t{0});
-  r.final_loss_scale = m.value("final_loss_scale", 0.0);
-  if (m.contains("memory")) r.memory = m.at("memory").get<MemoryStats>();
-  r.wall_s = m.value("wall_s", 0.0);
   r.disturbance = m.value("disturbance", nlohmann::json::object());
   check_disturbance(r.disturbance);
   if (j.contains("samples")) {
-    const auto& s = j.at("samples");
-    r.step_times_s = s.value("step_time_s", std::vector<double>{});
-    r.loss_curve = numbers_or_nan(s, "loss");
-    if (s.contains("segments")) r.segments = s.at("segments").get<std::vector<Segment>>();
+    within("samples", [&] {
+      const auto& s = j.at("samples");
+      if (!s.is_object()) throw FieldError("", "must be an object, got " + excerpt(s));
+      r.step_times_s = numbers(s, "step_time_s", false);
+      r.loss_curve = numbers(s, "loss", true);
+      r.segments = objects<Segment>(s, "segments");
+      return 0;
+    });
   }
   r.extra = j.value("extra", nlohmann::json::object());
-  read_section(r.extra, "comparison", r.comparison);
-  read_section(r.extra, "loss_parity", r.loss_parity);
-  read_section(r.extra, "data_parallel", r.data_parallel);
-  read_section(r.extra, "profile", r.profile);
-  read_section(r.extra, "capacity", r.capacity);
+  if (!r.extra.is_object()) throw FieldError("extra", "must be an object, got " + excerpt(r.extra));
+  within("extra", [&] {
+    read_section(r.extra, "comparison", r.comparison);
+    read_section(r.extra, "loss_parity", r.loss_parity);
+    read_section(r.extra, "data_parallel", r.data_parallel);
+    read_section(r.extra, "profile", r.profile);
+    read_section(r.extra, "capacity", r.capacity);
+    return 0;
+  });
 }
 
 void to_json(nlohmann::json& j, const RunResult& r) {
@@ -157,17 +195,23 @@ void to_json(nlohmann::json& j, const RunResult& r) {
 }
 
 void from_json(const nlohmann::json& j, RunResult& r) {
-  r.schema_version = j.at("schema_version").get<int>();
-  r.run_id = j.at("run_id").get<std::string>();
+  r.schema_version = integer_field(j, "schema_version", 0);
+  r.run_id = required_text(j, "run_id");
   if (j.contains("matrix")) {
-    r.matrix_name = j.at("matrix").value("name", "");
-    r.matrix_file = j.at("matrix").value("file", "");
-    r.matrix_digest = j.at("matrix").value("digest", "");
+    within("matrix", [&] {
+      const auto& m = j.at("matrix");
+      if (!m.is_object()) throw FieldError("", "must be an object, got " + excerpt(m));
+      r.matrix_name = text_field(m, "name", "");
+      r.matrix_file = text_field(m, "file", "");
+      r.matrix_digest = text_field(m, "digest", "");
+      return 0;
+    });
   }
-  r.baseline_id = j.value("baseline_id", "");
+  r.baseline_id = text_field(j, "baseline_id", "");
   r.environment = j.value("environment", nlohmann::json::object());
-  r.scenarios = j.at("scenarios").get<std::vector<ScenarioResult>>();
+  r.scenarios = objects<ScenarioResult>(j, "scenarios");
   r.extra = j.value("extra", nlohmann::json::object());
+  if (!r.extra.is_object()) throw FieldError("extra", "must be an object, got " + excerpt(r.extra));
   read_section(r.extra, "summary", r.summary);
   read_section(r.extra, "capacity", r.capacity);
   read_section(r.extra, "scaling", r.scaling);
@@ -189,6 +233,8 @@ RunResult load_results(const std::string& path_in) {
                  "missing or not an array");
   try {
     return j.get<RunResult>();
+  } catch (const FieldError& e) {  // names the field's path: scenarios[3].metrics.step_time_s.median
+    throw InputError(path, e.field(), e.reason());
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, "scenarios", json_error_text(e));
   } catch (const std::exception& e) {

@@ -37,6 +37,26 @@ void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& v)
   if (v) j[key] = *v;
 }
 
+// geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid: the summary's and each
+// workload's.
+void put_geomean(nlohmann::json& j, const std::optional<GeomeanSpeedup>& g) {
+  if (!g) return;
+  j["geomean_speedup"] = g->speedup;
+  j["geomean_ci_low"] = g->ci_low;
+  j["geomean_ci_high"] = g->ci_high;
+  j["geomean_ci_valid"] = g->ci_valid;
+}
+std::optional<GeomeanSpeedup> geomean_from(const nlohmann::json& j) {
+  const auto g = optional_number(j, "geomean_speedup");
+  if (!g) return std::nullopt;
+  GeomeanSpeedup geo;
+  geo.speedup = *g;
+  geo.ci_low = field_number(j, "geomean_ci_low", geo.speedup);
+  geo.ci_high = field_number(j, "geomean_ci_high", geo.speedup);
+  geo.ci_valid = field_flag(j, "geomean_ci_valid", true);
+  return geo;
+}
+
 // Projections and probes are capacity's structs; here is how a section reads them leniently.
 capacity::Projection projection_from(const nlohmann::json& p) {
   capacity::Projection v;
@@ -309,26 +329,27 @@ void from_json(const nlohmann::json& j, RunCapacitySection& s) {
 void to_json(nlohmann::json& j, const SummarySection& s) {
   j = {{"contended", s.contended}, {"compared", s.compared}};
   for (int i = 0; i < kScenarioStatusCount; ++i) j[to_string(static_cast<ScenarioStatus>(i))] = s.by_status[i];
-  if (s.geomean) {
-    j["geomean_speedup"] = s.geomean->speedup;
-    j["geomean_ci_low"] = s.geomean->ci_low;
-    j["geomean_ci_high"] = s.geomean->ci_high;
-    j["geomean_ci_valid"] = s.geomean->ci_valid;
-  }
+  put_geomean(j, s.geomean);
+  if (!s.workloads.empty()) j["workloads"] = s.workloads;
 }
 void from_json(const nlohmann::json& j, SummarySection& s) {
   for (int i = 0; i < kScenarioStatusCount; ++i)  // "crashed" is 0 in files from before it
     s.by_status[i] = field_count(j, to_string(static_cast<ScenarioStatus>(i)));
   s.contended = field_count(j, "contended");
   s.compared = field_count(j, "compared");
-  if (const auto g = optional_number(j, "geomean_speedup")) {
-    GeomeanSpeedup geo;
-    geo.speedup = *g;
-    geo.ci_low = field_number(j, "geomean_ci_low", geo.speedup);
-    geo.ci_high = field_number(j, "geomean_ci_high", geo.speedup);
-    geo.ci_valid = field_flag(j, "geomean_ci_valid", true);
-    s.geomean = geo;
-  }
+  s.geomean = geomean_from(j);
+  s.workloads = entries<WorkloadSummary>(j, "workloads");
+}
+
+void to_json(nlohmann::json& j, const WorkloadSummary& s) {
+  j = {{"workload", s.workload}, {"baseline_id", s.baseline_id}, {"compared", s.compared}};
+  put_geomean(j, s.geomean);
+}
+void from_json(const nlohmann::json& j, WorkloadSummary& s) {
+  s.workload = field_text(j, "workload");
+  s.baseline_id = field_text(j, "baseline_id");
+  s.compared = field_count(j, "compared");
+  s.geomean = geomean_from(j);
 }
 
 void to_json(nlohmann::json& j, const ScalingMember& s) {

@@ -191,17 +191,29 @@ struct ScalingSection {
   std::vector<ScalingSeries> series;
 };
 
-// The geometric mean of every compared scenario's speedup over the baseline.
+// The geometric mean of the compared scenarios' speedups over their workload's baseline.
 struct GeomeanSpeedup {
   double speedup = 0, ci_low = 0, ci_high = 0;
   bool ci_valid = true;
 };
 
-// run extra.summary: scenarios by status, and the run's geometric-mean speedup.
+// One workload of a run with several (extra.summary.workloads[]): the scenario its speed-ups are
+// measured against and their geometric mean.
+struct WorkloadSummary {
+  std::string workload;     // workload_of (matrix/axis.hpp): "resnet50", "mlp@synthetic"
+  std::string baseline_id;  // its scenario with the baseline's settings; "" when it has none
+  int compared = 0;         // its scenarios with a speed-up, the baseline aside
+  std::optional<GeomeanSpeedup> geomean;  // absent without a baseline
+};
+
+// run extra.summary: scenarios by status, and the geometric-mean speedup of the baseline's
+// workload; with several workloads, each workload's in `workloads` (a geomean over different
+// models would mix questions).
 struct SummarySection {
   std::array<int, kScenarioStatusCount> by_status{};  // indexed by ScenarioStatus
-  int contended = 0, compared = 0;
+  int contended = 0, compared = 0;  // compared: over every workload
   std::optional<GeomeanSpeedup> geomean;
+  std::vector<WorkloadSummary> workloads;  // empty for a run of one workload
   int count(ScenarioStatus s) const { return by_status[static_cast<int>(s)]; }
 };
 
@@ -223,6 +235,8 @@ void to_json(nlohmann::json& j, const MemoryFitEntry& s);
 void from_json(const nlohmann::json& j, MemoryFitEntry& s);
 void to_json(nlohmann::json& j, const RunCapacitySection& s);
 void from_json(const nlohmann::json& j, RunCapacitySection& s);
+void to_json(nlohmann::json& j, const WorkloadSummary& s);
+void from_json(const nlohmann::json& j, WorkloadSummary& s);
 void to_json(nlohmann::json& j, const SummarySection& s);
 void from_json(const nlohmann::json& j, SummarySection& s);
 void to_json(nlohmann::json& j, const ScalingMember& s);

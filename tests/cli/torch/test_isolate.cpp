@@ -93,8 +93,8 @@ TEST_F(Isolate, WithoutIsolationTheCrashEndsTheRun) {
   // What round 1 measured was saved; nothing says "crashed" and a1/a3 never finished.
   json r = results();
   for (const auto& s : r["scenarios"]) EXPECT_NE(s["status"], "crashed") << s.dump();
-  // --no-isolate wins over the matrix setting.
-  EXPECT_EQ(run_tiny("--set isolate=true --no-isolate " + crash("abort")), 128 + 6);
+  // --no-isolate wins over the matrix setting (--force: the crashed run's folder holds its results).
+  EXPECT_EQ(run_tiny("--force --set isolate=true --no-isolate " + crash("abort")), 128 + 6);
 }
 
 TEST_F(Isolate, CleanIsolatedRunIsOk) {

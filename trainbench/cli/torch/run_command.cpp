@@ -42,7 +42,7 @@ std::string command_text(const std::vector<std::string>& words) {
 }
 
 // Options shared by run, list and capacity.
-const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=20", true};
+const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=80", true};
 const Option kOutOption{"--out", "DIR", "results folder (default results/<run-id>/)"};
 const Option kMemoryBudgetOption{"--memory-budget", "SIZE",
                                  "CPU: a scenario whose peak RSS exceeds SIZE (e.g. 2GiB) is \"oom\""};
@@ -131,6 +131,7 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
   if (!a.history_note.empty()) console.message(a.history_note + "\n");
+  for (const auto& note : spec.baseline_notes) console.message(note + "\n");
 }
 
 int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& world, std::ostream& out,
@@ -205,6 +206,28 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   return run_exit_code(run, options.out_dir, err);
 }
 
+// The run whose results.json `dir` holds: "run 20261204-...-quick (matrix quick, finished)",
+// and whether it still has scenarios to measure; nullopt when there is none.
+struct RunInFolder {
+  std::string what;
+  bool unfinished = false;
+};
+std::optional<RunInFolder> run_in_folder(const std::string& dir) {
+  const auto path = std::filesystem::path(dir) / "results.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  try {
+    const RunResult run = load_results(path.string());
+    const bool unfinished = std::any_of(run.scenarios.begin(), run.scenarios.end(),
+                                        [](const ScenarioResult& s) { return needs_rerun(s); });
+    return RunInFolder{"run " + run.run_id + " (matrix " + (run.matrix_name.empty() ? "-" : run.matrix_name) +
+                           ", " + (unfinished ? "not finished" : "finished") + ")",
+                       unfinished};
+  } catch (const std::exception&) {
+    return RunInFolder{"a results.json", false};  // unreadable, still not ours to replace
+  }
+}
+
 // Tells a data-parallel run's other ranks to stop waiting when rank 0 returns, whatever way.
 struct FollowerRelease {
   std::shared_ptr<dist::World> world;
@@ -235,7 +258,9 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   }
   const FollowerRelease release{world};
   if (p.has("--resume")) return resume_run(p, world, out, err);
-  TB_CHECK_INPUT(!p.has("--force"), "command line", "--force", "only goes with --resume DIR");
+  // A new results/<run-id> folder never holds a run: --force there is a mistake.
+  TB_CHECK_INPUT(!p.has("--force") || p.has("--out"), "command line", "--force",
+                 "only goes with --resume DIR or --out DIR");
   RunArgs a = read_run_args(p);
   if (a.matrix.empty()) a.matrix = default_matrix();
   MatrixSpec spec;
@@ -259,6 +284,14 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
   const RunFolderLock folder_lock(options.out_dir, command_text(options.command_line));
+  if (const auto previous = run_in_folder(options.out_dir)) {
+    // Nothing measured is replaced by accident: a second run into the same --out is refused.
+    TB_CHECK_INPUT(p.has("--force"), "command line", "--out", options.out_dir, " holds ", previous->what,
+                   ": nothing was run; ",
+                   previous->unfinished ? "finish it with trainbench run --resume " + options.out_dir + ", " : "",
+                   "give another --out, or --force to replace it");
+    out << "trainbench: replacing " << previous->what << " in " << options.out_dir << " (--force)\n";
+  }
   install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
   const RunResult result = run_matrix(spec, options);
   return run_exit_code(result, options.out_dir, err);
@@ -319,7 +352,7 @@ int models(const ParsedArgs&, std::ostream& out, std::ostream&) {
   return as_int(ExitCode::ok);
 }
 
-const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see README \"Writing a matrix\")"};
+const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see docs/writing-a-matrix.md)"};
 
 }  // namespace
 
@@ -336,7 +369,7 @@ const Command& run_command() {
            "DIR/results.json that are not ok or skipped, merged into the same results, with the\n"
            "run's own options (those given now win); refused when the matrix or the hardware\n"
            "changed, unless --force.\n"
-           "With --shard I/N, measures a deterministic 1/N of the matrix (README \"Sharded matrices\"),\n"
+           "With --shard I/N, measures a deterministic 1/N of the matrix (docs/large-runs.md),\n"
            "e.g. one shard per Slurm array task; trainbench merge combines the shards' results.\n",
        .positionals = {kMatrixPositional},
        .options = {kOutOption,
@@ -346,7 +379,7 @@ const Command& run_command() {
                    {"--no-profile", "", "profile no scenario"},
                    kMemoryBudgetOption,
                    {"--history", "DB", "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
-                    "else ~/.local/share/trainbench/history.sqlite; README \"History\")"},
+                    "else ~/.local/share/trainbench/history.sqlite; docs/results-format.md#history)"},
                    {"--no-history", "", "do not record the run"},
                    {"--isolate", "",
                     "each scenario in its own process, so a crash (segfault, abort) is\n"
@@ -356,7 +389,9 @@ const Command& run_command() {
                     "measure only shard I of N of the matrix (0-based: I = 0 .. N-1; every scenario\n"
                     "is in exactly one shard); combine the shards with trainbench merge"},
                    {"--resume", "DIR", "finish the interrupted run saved in DIR"},
-                   {"--force", "", "with --resume: resume even when the matrix or the hardware changed"},
+                   {"--force", "",
+                    "with --resume: resume even when the matrix or the hardware changed;\n"
+                    "without: run into an --out folder that holds a run, replacing its results"},
                    {"--nproc-per-node", "N",
                     "start N ranks on this node for data-parallel scenarios (axes.world_size);\n"
                     "under torchrun or srun the launcher starts them instead"},
@@ -365,9 +400,10 @@ const Command& run_command() {
                    kQuietOption,
                    kVerboseOption},
        .epilogue =
-           "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input\n"
-           "or --out in use by another run (nothing ran); 5 an output could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
-           "(finish it with run --resume DIR)\n"},
+           "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input,\n"
+           "or --out in use by another run or holding one (without --force; nothing ran); 5 an output\n"
+           "could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (finish it with\n"
+           "run --resume DIR)\n"},
       run};
   return command;
 }

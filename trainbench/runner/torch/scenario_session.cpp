@@ -225,7 +225,7 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   if (p.world_size > 1 && !options.world)
     throw ScenarioSkipped("world_size " + std::to_string(p.world_size) +
                           " needs that many ranks: run with --nproc-per-node N, under torchrun or srun "
-                          "(README \"Data-parallel scenarios\")");
+                          "(docs/data-parallel.md)");
   if (data_parallel && options.world && options.world->size() < p.world_size)
     throw ScenarioSkipped("world_size " + std::to_string(p.world_size) + " needs that many ranks; this run has " +
                           std::to_string(options.world->size()));
