@@ -13,6 +13,6 @@ function(tb_unity target)
     # A batch #includes its units, so GCC takes each for a header and warns that a class holding
     # a type from an anonymous namespace could break the one-definition rule across units; a
     # unit included once, as here, cannot.
-    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    target_compile_options(${target} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-subobject-linkage>)
   endif()
 endfunction()
