@@ -544,6 +544,8 @@ def main(argv=None):
                     help="the source tree (default: this checkout)")
     ap.add_argument("--only", action="append", default=[], metavar="FILE", help="only this Markdown file (repeatable)")
     ap.add_argument("--list", action="store_true", help="print what would run and what is skipped; run nothing")
+    ap.add_argument("--links-only", action="store_true",
+                    help="check the links of every page (and of %s); run nothing" % ", ".join(LINKS_ONLY))
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders")
     ap.add_argument("--verbose", "-v", action="store_true", help="print each command with its time as it ran")
     ap.add_argument("--self-test", action="store_true", help="check the checker itself, then exit")
@@ -555,6 +557,13 @@ def main(argv=None):
     if errors:
         print("check_docs: marker errors:\n" + "\n".join(errors), file=sys.stderr)
         return 2
+    if args.links_only:
+        link_only = [os.path.join(root, f) for f in LINKS_ONLY if os.path.isfile(os.path.join(root, f))]
+        problems = check_links(root, files + link_only)
+        for problem in problems:
+            print(f"FAIL {problem}")
+        print(f"check_docs: links of {len(files) + len(link_only)} files, {len(problems)} broken")
+        return 1 if problems else 0
     if args.list:
         for f, blocks in pages:
             for b in blocks:
