@@ -27,8 +27,8 @@ ScenarioParams unusual_scenario() {
   ScenarioParams p;
   p.model = "transformer";
   p.dataset = "tokens";
-  p.device = "cuda";
-  p.optimizer = "sgd";
+  p.device = tb::DeviceKind::cuda;
+  p.optimizer = tb::OptimizerKind::sgd;
   p.precision = Precision::amp_bf16;
   p.workers = 3;
   p.accumulation = 4;
@@ -103,7 +103,7 @@ TEST(AxisTable, IdsAreTheSameAsBeforeTheTable) {
   EXPECT_EQ(scenario_id(ScenarioParams{}), "mlp/fp32/w0/a1/b32");
   EXPECT_EQ(scenario_id(unusual_scenario()), "transformer@tokens/amp_bf16/w3/a4/b16/sgd");
   ScenarioParams adam = unusual_scenario();
-  adam.optimizer = "adam";
+  adam.optimizer = tb::OptimizerKind::adam;
   adam.dataset = "";
   EXPECT_EQ(scenario_id(adam), "transformer/amp_bf16/w3/a4/b16");
 }
@@ -130,11 +130,11 @@ TEST(AxisTable, KeyHasEveryFieldAndNothingElse) {
 
 TEST(AxisTable, OptimisationSwitchesReadInIds) {
   ScenarioParams p = unusual_scenario();
-  p.memory_format = "channels_last";
+  p.memory_format = tb::MemoryFormatKind::channels_last;
   p.pin_memory = true;
   p.cudnn_benchmark = true;
   p.cuda_graphs = true;
-  p.optimizer_impl = "fused";
+  p.optimizer_impl = tb::OptimizerImpl::fused;
   EXPECT_EQ(scenario_id(p), "transformer@tokens/amp_bf16/w3/a4/b16/channels_last/pinned/cudnn-bench/graphs/sgd/fused");
 }
 

@@ -146,15 +146,11 @@ std::string joined_sizes(const std::vector<PeakSizeResult>& sizes) {
 
 }  // namespace
 
-PeakResult measure_matmul_peak(const std::string& device, Precision precision,
-                               const PeakOptions& options) {
-  if (device != "cpu" && device != "cuda")
-    throw std::invalid_argument("measure_matmul_peak: device must be \"cpu\" or \"cuda\", got \"" +
-                                device + "\"");
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const PeakOptions& options) {
   for (int n : options.sizes)
     if (n < 1) throw std::invalid_argument("measure_matmul_peak: sizes must be >= 1");
   if (!(options.budget_s >= 0)) throw std::invalid_argument("measure_matmul_peak: budget_s must be >= 0");
-  const bool cuda = device == "cuda";
+  const bool cuda = device == DeviceKind::cuda;
   if (cuda && !torch::cuda::is_available())
     throw ScenarioSkipped("matmul peak on cuda: no CUDA device available");
   const PrecisionDefinition& mode = definition(precision);
@@ -198,7 +194,7 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
 
   PeakResult r;
   r.dtype = matmul_operands(precision);
-  r.device = device;
+  r.device = to_string(device);
   r.threads = at::get_num_threads();
   for (const auto& run : runs) r.sizes.push_back(summarize(run));
   const auto best = std::max_element(r.sizes.begin(), r.sizes.end(), [](const auto& x, const auto& y) {
@@ -216,7 +212,7 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
   return r;
 }
 
-PeakResult measure_matmul_peak(const std::string& device, Precision precision, int n,
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n,
                                double budget_s) {
   if (n < 0) throw std::invalid_argument("measure_matmul_peak: n must be >= 0");
   PeakOptions options;
