@@ -17,32 +17,27 @@
 #include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/precision.hpp>
 
-// Why the peak is measured this way (issue 8: the bf16 CPU peak came out 1.92, 0.268 and
-// 2.1 TFLOP/s in three runs while fp32 stayed put, and an MFU of 107% followed).
+// Why the peak is measured this way. On a CPU whose cores are shared (2 vCPUs with a compiler
+// beside the benchmark, load average 3-5), a multi-threaded GEMM ends every call at a barrier;
+// when one of its threads has been descheduled, the call waits for that thread's next time
+// slice. With CONFIG_HZ=250 the per-call time then snaps to whole 4 ms ticks: the median of 2 ms
+// samples of a 2-thread bf16 n=1024 matmul reads 89.5 GFLOP/s (6 ticks) in some runs and 67.2
+// GFLOP/s (8 ticks) in others while the fastest call runs at 155 GFLOP/s, and at n=256 the median
+// call is 40x below one thread alone. Whether a median of short calls lands on the fast or a slow
+// mode depends on how many ticks a call straddles, so it jumps by integer factors between runs
+// (bf16 peaks of 1.92, 0.268 and 2.1 TFLOP/s, and MFUs above 100%, follow). bf16 is hit hardest
+// because its calls are the shortest (oneDNN brg_matmul:avx512_core_bf16, 2-3x faster than MKL's
+// fp32 sgemm at the same n, about one tick long); fp32 calls span many ticks and average the
+// stalls out. Kernel choice is not the cause: ONEDNN_VERBOSE shows the same brgemm kernel at every
+// size from 256 to 2048. The first call at a shape is slower (oneDNN JIT-compiles a primitive per
+// shape: 1.2 ms against 0.25 ms for bf16 n=256 on one thread).
 //
-// The old measurement timed ONE size (n=1024 on the CPU) in ~2 ms samples and took their median.
-// On a CPU whose cores are shared (here: 2 vCPUs, a compiler running beside the benchmark, load
-// average 3-5), a multi-threaded GEMM ends every call at a barrier; when one of its threads has
-// been descheduled, the call waits for that thread's next time slice. With CONFIG_HZ=250 the
-// per-call time then snaps to whole 4 ms ticks: the old median of a 2-thread bf16 n=1024 matmul
-// read exactly 89.5 GFLOP/s (24.0 ms = 6 ticks) in four runs and 67.2 GFLOP/s (32.0 ms = 8 ticks)
-// in four later runs, while the fastest single call ran at 155 GFLOP/s; at n=256 the median call
-// took 24 ms for 34 MFLOP (1.4 GFLOP/s, 40x below one thread alone), at n=512 12.0 ms. Whether
-// the median lands on the fast or a slow mode depends on how many ticks a call straddles, so it
-// jumps by integer factors between runs. bf16 is hit hardest because its calls are the shortest
-// (oneDNN brg_matmul:avx512_core_bf16, 2-3x faster than MKL's fp32 sgemm at the same n, so about
-// one tick long); fp32 calls span many ticks and average the stalls out, hence "fp32 stable".
-// Path and kernel choice are not the cause: ONEDNN_VERBOSE shows the same brgemm kernel at every
-// size from 256 to 2048. The first call at a shape is slower (oneDNN creates and JIT-compiles a
-// primitive per shape: 1.2 ms against 0.25 ms for bf16 n=256 on one thread), which the warm-up
-// absorbs.
-//
-// So the peak is now: a warm-up per size (first call, then >= 50 ms), several sizes interleaved
-// in rounds (a burst of load elsewhere hits every size, not one), timed blocks that last tens of
-// milliseconds on the CPU (many ticks each, so a stall costs a block a fraction, not a factor),
-// at least min_repeats blocks per size, and the best size's MEDIAN block rate. With the same load
-// the new figure for bf16 read 86-93 GFLOP/s over four runs (blocks within 13-27% of each other,
-// n=1536 best) where the old one gave 67.1-67.8. The spread is stored with the result so a
+// Hence: a warm-up per size (first call, then >= 50 ms), several sizes interleaved in rounds (a
+// burst of load elsewhere hits every size, not one), timed blocks that last tens of milliseconds
+// on the CPU (many ticks each, so a stall costs a block a fraction, not a factor), at least
+// min_repeats blocks per size, and the best size's MEDIAN block rate. Under the same load this
+// reads 86-93 GFLOP/s for bf16 over four runs (blocks within 13-27% of each other, n=1536 best),
+// where a median of single 2 ms calls gave 67.1-67.8. The spread is stored with the result so a
 // noisy peak can be seen, and an MFU above 100% is reported as a measurement error, never as a
 // utilisation (capacity::mfu_error).
 
