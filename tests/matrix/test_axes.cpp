@@ -45,8 +45,8 @@ ScenarioParams with_other_value(const ScenarioParams& p, const ScenarioAxis& axi
     other = !value.get<bool>();
   } else if (value.is_number_integer()) {
     other = value.get<int>() + 1;
-  } else if (axis.product && axis.product->rule.kind == AxisValueRule::Kind::choice) {
-    for (const auto& choice : *axis.product->rule.choices)
+  } else if (axis.choices != nullptr) {
+    for (const auto& choice : *axis.choices)
       if (choice != value) other = choice;
   } else {
     other = value.get<std::string>() + "2";

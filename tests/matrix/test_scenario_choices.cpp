@@ -2,6 +2,7 @@
 // unknown names are refused, and ids and JSON spell the values as matrices write them.
 #include <gtest/gtest.h>
 
+#include <trainbench/matrix/axis.hpp>
 #include <trainbench/matrix/matrix.hpp>
 #include <trainbench/matrix/scenario.hpp>
 #include <trainbench/matrix/scenario_choices.hpp>
@@ -90,6 +91,17 @@ TEST(ScenarioChoices, TheMatrixRefusesUnknownNamesNamingTheField) {
     EXPECT_NE(std::string(e.what()).find("unknown scaling 'linear' (allowed: weak, strong)"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(ScenarioChoices, TheAxesTableListsEachFieldsNames) {
+  EXPECT_EQ(find_axis("device")->choices, &choice_names<DeviceKind>());
+  EXPECT_EQ(find_axis("optimizer")->choices, &choice_names<OptimizerKind>());
+  EXPECT_EQ(find_axis("scaling")->choices, &choice_names<ScalingMode>());
+  EXPECT_EQ(find_axis("reducer")->choices, &choice_names<ReducerMode>());
+  EXPECT_EQ(find_axis("memory_format")->choices, &choice_names<MemoryFormatKind>());
+  EXPECT_EQ(find_axis("optimizer_impl")->choices, &choice_names<OptimizerImpl>());
+  EXPECT_EQ(find_axis("precision")->choices, &precision_names());
+  EXPECT_EQ(find_axis("model")->choices, nullptr) << "free text";
 }
 
 TEST(ScenarioChoices, DataParallelIsSeveralRanksOrTheReducerAlone) {

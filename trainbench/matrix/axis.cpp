@@ -1,6 +1,7 @@
 #include <trainbench/matrix/axis.hpp>
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include <trainbench/matrix/matrix.hpp>
@@ -44,11 +45,21 @@ void read_key(const json& j, const char* name, E& v) {
   if (const auto e = parse_choice<E>(text_field(j, name, to_string(v)))) v = *e;
 }
 
+// The names of a field's type, when it is one of fixed choices.
+template <typename T>
+const std::vector<std::string>* names_of() {
+  if constexpr (ScenarioChoice<T>) return &choice_names<T>();
+  if constexpr (std::is_same_v<T, Precision>) return &precision_names();
+  return nullptr;
+}
+
 template <auto Field>
 ScenarioAxis fixed_axis(const char* name, AxisIdPart id, AxisListingColumn listing) {
+  using Value = std::remove_cvref_t<decltype(std::declval<ScenarioParams&>().*Field)>;
   return {.name = name,
           .value = [](const ScenarioParams& p) { return to_key(p.*Field); },
           .read = [](const json& j, const char* key, ScenarioParams& p) { read_key(j, key, p.*Field); },
+          .choices = names_of<Value>(),
           .id = id,
           .listing = listing};
 }
