@@ -44,7 +44,7 @@ struct Fixture {
     params.accumulation = accumulation;
     params.effective_batch = batch * accumulation;
     params.precision = precision;
-    params.device = on.is_cuda() ? "cuda" : "cpu";
+    params.device = on.is_cuda() ? tb::DeviceKind::cuda : tb::DeviceKind::cpu;
     torch::manual_seed(1);
     source = tb::Registry::instance().dataset("synthetic").factory(
         {{{"samples", 4096}, {"features", 512}, {"classes", 10}}, 1});

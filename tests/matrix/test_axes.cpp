@@ -27,8 +27,8 @@ ScenarioParams unusual_scenario() {
   ScenarioParams p;
   p.model = "transformer";
   p.dataset = "tokens";
-  p.device = "cuda";
-  p.optimizer = "sgd";
+  p.device = tb::DeviceKind::cuda;
+  p.optimizer = tb::OptimizerKind::sgd;
   p.precision = Precision::amp_bf16;
   p.workers = 3;
   p.accumulation = 4;
@@ -45,8 +45,8 @@ ScenarioParams with_other_value(const ScenarioParams& p, const ScenarioAxis& axi
     other = !value.get<bool>();
   } else if (value.is_number_integer()) {
     other = value.get<int>() + 1;
-  } else if (axis.product && axis.product->rule.kind == AxisValueRule::Kind::choice) {
-    for (const auto& choice : *axis.product->rule.choices)
+  } else if (axis.choices != nullptr) {
+    for (const auto& choice : *axis.choices)
       if (choice != value) other = choice;
   } else {
     other = value.get<std::string>() + "2";
@@ -103,7 +103,7 @@ TEST(AxisTable, IdsAreTheSameAsBeforeTheTable) {
   EXPECT_EQ(scenario_id(ScenarioParams{}), "mlp/fp32/w0/a1/b32");
   EXPECT_EQ(scenario_id(unusual_scenario()), "transformer@tokens/amp_bf16/w3/a4/b16/sgd");
   ScenarioParams adam = unusual_scenario();
-  adam.optimizer = "adam";
+  adam.optimizer = tb::OptimizerKind::adam;
   adam.dataset = "";
   EXPECT_EQ(scenario_id(adam), "transformer/amp_bf16/w3/a4/b16");
 }
@@ -130,11 +130,11 @@ TEST(AxisTable, KeyHasEveryFieldAndNothingElse) {
 
 TEST(AxisTable, OptimisationSwitchesReadInIds) {
   ScenarioParams p = unusual_scenario();
-  p.memory_format = "channels_last";
+  p.memory_format = tb::MemoryFormatKind::channels_last;
   p.pin_memory = true;
   p.cudnn_benchmark = true;
   p.cuda_graphs = true;
-  p.optimizer_impl = "fused";
+  p.optimizer_impl = tb::OptimizerImpl::fused;
   EXPECT_EQ(scenario_id(p), "transformer@tokens/amp_bf16/w3/a4/b16/channels_last/pinned/cudnn-bench/graphs/sgd/fused");
 }
 

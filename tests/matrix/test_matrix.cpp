@@ -70,7 +70,7 @@ TEST(MatrixExpand, DefaultsAndScalarAxes) {
   EXPECT_EQ(scenarios[0].workers, 2);
   EXPECT_EQ(scenarios[0].accumulation, 1);
   EXPECT_EQ(scenarios[0].batch, 32);
-  EXPECT_EQ(scenarios[0].device, "cpu");
+  EXPECT_EQ(scenarios[0].device, DeviceKind::cpu);
   EXPECT_EQ(spec.device_request, "auto");
 }
 
@@ -89,7 +89,7 @@ TEST(MatrixExpand, PassesThroughNonAxisFields) {
   EXPECT_EQ(p.dataset, "tokens");
   EXPECT_EQ(p.dataset_options["samples"], 128);
   EXPECT_EQ(p.model_options["hidden"], 64);
-  EXPECT_EQ(p.optimizer, "sgd");
+  EXPECT_EQ(p.optimizer, OptimizerKind::sgd);
   EXPECT_DOUBLE_EQ(p.learning_rate, 0.05);
   EXPECT_DOUBLE_EQ(p.momentum, 0.9);
   EXPECT_EQ(p.seed, 7u);
@@ -127,10 +127,10 @@ TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
 
 TEST(MatrixExpand, DeviceAutoResolvesFromAvailability) {
   const json j = {{"name", "m"}, {"device", "auto"}};
-  EXPECT_EQ(expand(parse(j, full_catalog(false)))[0].device, "cpu");
-  EXPECT_EQ(expand(parse(j, full_catalog(true)))[0].device, "cuda");
-  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cuda"}}, full_catalog(true)))[0].device, "cuda");
-  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cpu"}}, full_catalog(true)))[0].device, "cpu");
+  EXPECT_EQ(expand(parse(j, full_catalog(false)))[0].device, DeviceKind::cpu);
+  EXPECT_EQ(expand(parse(j, full_catalog(true)))[0].device, DeviceKind::cuda);
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cuda"}}, full_catalog(true)))[0].device, DeviceKind::cuda);
+  EXPECT_EQ(expand(parse({{"name", "m"}, {"device", "cpu"}}, full_catalog(true)))[0].device, DeviceKind::cpu);
 }
 
 TEST(MatrixExpand, ExclusionsDropMatchingCombos) {

@@ -7,7 +7,7 @@ namespace {
 using namespace tb;
 
 // Phase shares in canonical order: data_wait, h2d, forward, backward, optimizer, comm.
-ScenarioResult with_shares(std::vector<double> shares, const std::string& device = "cpu") {
+ScenarioResult with_shares(std::vector<double> shares, DeviceKind device = DeviceKind::cpu) {
   ScenarioResult s;
   s.params.device = device;
   const char* names[] = {"data_wait", "h2d", "forward", "backward", "optimizer", "comm"};
@@ -30,7 +30,7 @@ TEST(Bottleneck, ThresholdsInTheirDocumentedOrder) {
 }
 
 TEST(Bottleneck, GpuIdleFromCuptiMeansLaunchBound) {
-  auto s = with_shares({0.05, 0.02, 0.3, 0.5, 0.13}, "cuda");
+  auto s = with_shares({0.05, 0.02, 0.3, 0.5, 0.13}, DeviceKind::cuda);
   EXPECT_EQ(bottleneck_of(s).kind, Bottleneck::Kind::compute);
   EXPECT_TRUE(bottleneck_of(s).gpu_idle_unknown);
   s.profile = ProfileSection{};

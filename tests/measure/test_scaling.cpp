@@ -27,8 +27,8 @@ ScenarioResult scenario(const Shape& shape) {
   s.params.batch = shape.per_rank_batch;
   s.params.effective_batch = shape.per_rank_batch;
   s.params.world_size = shape.world_size;
-  s.params.scaling = shape.scaling;
-  s.params.reducer = shape.reducer_alone ? "always" : "auto";
+  s.params.scaling = *parse_choice<ScalingMode>(shape.scaling);
+  s.params.reducer = shape.reducer_alone ? ReducerMode::always : ReducerMode::automatic;
   s.id = scenario_id(s.params);
   s.step_times_s = {shape.median_step_s, shape.median_step_s, shape.median_step_s};
   s.step_time_s.median = shape.median_step_s;

@@ -52,16 +52,16 @@ TEST(ProfileOptionsCheck, MatrixValidationRefusesCuptiOnCpuAndConflictsEvenWhenD
   tb::ProfileOptions o;
   o.cupti = true;
   try {
-    validate_profile_options(o, "cpu", "m.json");
+    validate_profile_options(o, tb::DeviceKind::cpu, "m.json");
     FAIL() << "expected InputError";
   } catch (const tb::InputError& e) {
     EXPECT_EQ(e.field(), "profile.cupti");
     EXPECT_NE(std::string(e.what()).find("needs a CUDA device"), std::string::npos);
   }
-  EXPECT_NO_THROW(validate_profile_options(o, "cuda", "m.json"));
-  EXPECT_NO_THROW(validate_profile_options(o, "", "m.json"));  // device unknown: not checked
+  EXPECT_NO_THROW(validate_profile_options(o, tb::DeviceKind::cuda, "m.json"));
+  EXPECT_NO_THROW(validate_profile_options(o, std::nullopt, "m.json"));  // device unknown: not checked
   o.kineto = true;
-  EXPECT_THROW(validate_profile_options(o, "cuda", "m.json"), tb::InputError);
+  EXPECT_THROW(validate_profile_options(o, tb::DeviceKind::cuda, "m.json"), tb::InputError);
 }
 
 }  // namespace

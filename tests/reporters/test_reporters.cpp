@@ -13,6 +13,7 @@
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
+#include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/support/error.hpp>

@@ -60,7 +60,7 @@ RunResult full_run() {
   ScenarioResult base;
   base.params.model = "resnet";
   base.params.dataset = "images";
-  base.params.device = "cpu";
+  base.params.device = tb::DeviceKind::cpu;
   base.params.precision = Precision::fp32;
   base.params.workers = 2;
   base.params.accumulation = 4;
@@ -116,7 +116,7 @@ RunResult full_run() {
   ScenarioResult skipped;
   skipped.params = base.params;
   skipped.params.precision = Precision::amp_fp16;
-  skipped.params.optimizer = "sgd";
+  skipped.params.optimizer = tb::OptimizerKind::sgd;
   skipped.params.learning_rate = 0.01;
   skipped.params.momentum = 0.9;
   skipped.id = scenario_id(skipped.params);

@@ -119,7 +119,7 @@ void ConsoleProgress::round_finished(int round, int planned, const std::vector<s
 void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, const ScenarioResult& r) {
   out_ << "[" << done << "/" << total << "] " << r.id << " ... "
        << paint(to_string(r.status), status_colour(r.status));
-  if (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged) {
+  if (has_step_times(r.status)) {
     char line[200];
     if (r.step_time_s.has_interval())
       std::snprintf(line, sizeof line, "%.2f ms/step [%.2f, %.2f]  %.1f samples/s  (%d steps, %zu segments, %s)",
@@ -139,7 +139,7 @@ void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, con
          << format_duration(remaining_s(elapsed_s(), static_cast<double>(done), static_cast<double>(total)))
          << " left]";
   if (r.status == ScenarioStatus::diverged) out_ << "\n      " << r.message;
-  if (detail_ == Detail::verbose && (r.status == ScenarioStatus::ok || r.status == ScenarioStatus::diverged))
+  if (detail_ == Detail::verbose && has_step_times(r.status))
     out_ << "\n      " << scenario_detail(r);
   out_ << "\n" << std::flush;
 }

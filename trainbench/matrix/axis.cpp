@@ -1,6 +1,7 @@
 #include <trainbench/matrix/axis.hpp>
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include <trainbench/matrix/matrix.hpp>
@@ -17,11 +18,17 @@ json to_key(const std::string& v) { return v; }
 json to_key(int v) { return v; }
 json to_key(Precision v) { return to_string(v); }
 json to_key(bool v) { return v; }
+template <ScenarioChoice E>
+json to_key(E v) { return to_string(v); }
 
 void from_key(const json& j, std::string& v) { v = j.get<std::string>(); }
 void from_key(const json& j, int& v) { v = j.get<int>(); }
 void from_key(const json& j, Precision& v) { v = *parse_precision(j.get<std::string>()); }
 void from_key(const json& j, bool& v) { v = j.get<bool>(); }
+template <ScenarioChoice E>
+void from_key(const json& j, E& v) {  // a value the axis's rule accepted
+  v = *parse_choice<E>(j.get<std::string>());
+}
 
 // A field of results.json; absent, it keeps the value it had.
 void read_key(const json& j, const char* name, std::string& v) { v = text_field(j, name, v); }
@@ -33,12 +40,26 @@ void read_key(const json& j, const char* name, Precision& v) {
   // A name this build does not know keeps the value too: the file still loads.
   if (const auto p = parse_precision(text_field(j, name, std::string(to_string(v))))) v = *p;
 }
+template <ScenarioChoice E>
+void read_key(const json& j, const char* name, E& v) {
+  if (const auto e = parse_choice<E>(text_field(j, name, to_string(v)))) v = *e;
+}
+
+// The names of a field's type, when it is one of fixed choices.
+template <typename T>
+const std::vector<std::string>* names_of() {
+  if constexpr (ScenarioChoice<T>) return &choice_names<T>();
+  if constexpr (std::is_same_v<T, Precision>) return &precision_names();
+  return nullptr;
+}
 
 template <auto Field>
 ScenarioAxis fixed_axis(const char* name, AxisIdPart id, AxisListingColumn listing) {
+  using Value = std::remove_cvref_t<decltype(std::declval<ScenarioParams&>().*Field)>;
   return {.name = name,
           .value = [](const ScenarioParams& p) { return to_key(p.*Field); },
           .read = [](const json& j, const char* key, ScenarioParams& p) { read_key(j, key, p.*Field); },
+          .choices = names_of<Value>(),
           .id = id,
           .listing = listing};
 }
@@ -66,21 +87,9 @@ ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing,
   return axis;
 }
 
-const std::vector<std::string>& reducer_names() {
-  static const std::vector<std::string> names = {"auto", "always"};
-  return names;
-}
-const std::vector<std::string>& memory_format_names() {
-  static const std::vector<std::string> names = {"contiguous", "channels_last"};
-  return names;
-}
-const std::vector<std::string>& optimizer_impl_names() {
-  static const std::vector<std::string> names = {"for_loop", "foreach", "fused"};
-  return names;
-}
-
-AxisValueRule choices(const std::vector<std::string>& names) {
-  return {.kind = AxisValueRule::Kind::choice, .choices = &names};
+template <ScenarioChoice E>
+AxisValueRule choices() {
+  return {.kind = AxisValueRule::Kind::choice, .choices = &choice_names<E>()};
 }
 constexpr AxisValueRule kSwitch{.kind = AxisValueRule::Kind::boolean};
 
@@ -136,11 +145,11 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
       product<&ScenarioParams::reducer, &MatrixSpec::reducer>(
           "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {},
-          choices(reducer_names()), "auto"),
+          choices<ReducerMode>(), "auto"),
       // The optimisations after the article's four; ids name only what is switched on.
       product<&ScenarioParams::memory_format, &MatrixSpec::memory_format>(
           "memory_format", {.prefix = "/", .omitted_when = "contiguous"},
-          {.header = "memory", .hidden_when_all = "contiguous"}, choices(memory_format_names()), "contiguous"),
+          {.header = "memory", .hidden_when_all = "contiguous"}, choices<MemoryFormatKind>(), "contiguous"),
       product<&ScenarioParams::pin_memory, &MatrixSpec::pin_memory>(
           "pin_memory", {.prefix = "/", .omitted_when = "false", .shown_as = "pinned"},
           {.header = "pinned", .hidden_when_all = "false"}, kSwitch, false),
@@ -153,7 +162,7 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       // After the optimizer's name: ".../adamw/fused".
       product<&ScenarioParams::optimizer_impl, &MatrixSpec::optimizer_impl>(
           "optimizer_impl", {.prefix = "/", .omitted_when = "for_loop", .trailing = true},
-          {.header = "opt-impl", .hidden_when_all = "for_loop"}, choices(optimizer_impl_names()), "for_loop"),
+          {.header = "opt-impl", .hidden_when_all = "for_loop"}, choices<OptimizerImpl>(), "for_loop"),
   };
   return axes;
 }

@@ -58,6 +58,9 @@ struct ScenarioAxis {
   const char* name;  // the key in axes / exclude / baseline, in scenario_key and results.json; the CSV column
   nlohmann::json (*value)(const ScenarioParams&);  // as scenario_key has it
   void (*read)(const nlohmann::json& params, const char* name, ScenarioParams&);  // from results.json
+  // The names a field of fixed choices may take (device, optimizer, precision...); nullptr for
+  // free text (model, dataset), numbers and switches.
+  const std::vector<std::string>* choices = nullptr;
   AxisIdPart id;
   AxisListingColumn listing;
   bool splits_chart_series = true;  // scenarios that differ here are separate lines of a scaling chart

@@ -94,10 +94,8 @@ const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace"
                                                "kineto",  "nvtx",   "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum", "weight_decay"};
-const std::vector<std::string> kScalingNames = {"weak", "strong"};
 const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
-const std::vector<std::string> kOptimizerNames = {"adam", "adamw", "sgd"};
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
 
 bool contains(const std::vector<std::string>& items, const std::string& s) {
@@ -142,6 +140,12 @@ class Reader {
     if (!contains(allowed, s))
       fail(field, "unknown " + what + " '" + text_excerpt(s) + "' (allowed: " + join(allowed) + ")");
     return s;
+  }
+
+  // One of E's names (scenario_choices.hpp), as its enum value.
+  template <ScenarioChoice E>
+  E choice(const json& j, const std::string& field, const std::string& what) const {
+    return *parse_choice<E>(one_of(j, field, choice_names<E>(), what));
   }
 
   bool boolean(const json& j, const std::string& field) const {
@@ -209,21 +213,21 @@ void check_model_name(const Reader& r, const std::string& name, const std::strin
 
 void parse_optimizer(const Reader& r, const json& j, ScenarioParams& p) {
   if (j.is_string()) {
-    p.optimizer = r.one_of(j, "optimizer", kOptimizerNames, "optimizer");
+    p.optimizer = r.choice<OptimizerKind>(j, "optimizer", "optimizer");
   } else {
     r.expect_keys(j, "optimizer", kOptimizerKeys, "optimizer key");
     if (!j.contains("name")) r.fail("optimizer.name", "is required (adam, adamw or sgd)");
-    p.optimizer = r.one_of(j["name"], "optimizer.name", kOptimizerNames, "optimizer");
+    p.optimizer = r.choice<OptimizerKind>(j["name"], "optimizer.name", "optimizer");
     if (j.contains("lr")) p.learning_rate = r.number(j["lr"], "optimizer.lr", 0.0, true);  // finite: JSON has no inf
     if (j.contains("momentum")) {
-      if (p.optimizer != "sgd") r.fail("optimizer.momentum", "only applies to sgd");
+      if (p.optimizer != OptimizerKind::sgd) r.fail("optimizer.momentum", "only applies to sgd");
       p.momentum = r.number(j["momentum"], "optimizer.momentum", 0.0, false, 1.0);
     }
   }
   // SGD needs a larger step than Adam's 1e-3 default to make progress in a short run.
-  if (p.optimizer == "sgd" && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
+  if (p.optimizer == OptimizerKind::sgd && !(j.is_object() && j.contains("lr"))) p.learning_rate = 0.01;
   // AdamW's default decay is PyTorch's (0.01); the others have none unless asked.
-  p.weight_decay = p.optimizer == "adamw" ? 0.01 : 0.0;
+  p.weight_decay = p.optimizer == OptimizerKind::adamw ? 0.01 : 0.0;
   if (j.is_object() && j.contains("weight_decay"))
     p.weight_decay = r.number(j["weight_decay"], "optimizer.weight_decay", 0.0, false, 1.0);
 }
@@ -643,8 +647,8 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   spec.device_request = j.contains("device") ? r.one_of(j["device"], "device", kDeviceNames, "device") : "auto";
   if (spec.device_request == "cuda" && !options.cuda_available)
     r.fail("device", "CUDA requested but no GPU is available (use \"auto\" or \"cpu\")");
-  d.device = spec.device_request == "auto" ? (options.cuda_available ? "cuda" : "cpu")
-                                           : spec.device_request;
+  d.device = spec.device_request == "auto" ? (options.cuda_available ? DeviceKind::cuda : DeviceKind::cpu)
+                                           : *parse_choice<DeviceKind>(spec.device_request);
 
   if (j.contains("optimizer")) parse_optimizer(r, j["optimizer"], d);
   if (j.contains("seed")) d.seed = static_cast<std::uint64_t>(r.integer(j["seed"], "seed", 0));  // <= 2^63-1
@@ -659,7 +663,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   parse_isolation_settings(j, file);  // "isolate", "test_crash": checked here, kept out of the spec
   if (j.contains("hold_effective_batch"))
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
-  if (j.contains("scaling")) d.scaling = r.one_of(j["scaling"], "scaling", kScalingNames, "scaling");
+  if (j.contains("scaling")) d.scaling = r.choice<ScalingMode>(j["scaling"], "scaling", "scaling");
   if (j.contains("data_parallel")) parse_data_parallel(r, j["data_parallel"], d.data_parallel);
 
   if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
@@ -758,7 +762,7 @@ json axis_value(const MatrixSpec& spec, const ScenarioParams& p, const std::stri
   if (entry == nullptr || !entry->product) throw std::invalid_argument("unknown axis '" + axis + "'");
   if (axis == "batch") {  // as the matrix writes it: effective when held, global when strong
     const long long batch = spec.hold_effective_batch ? p.effective_batch : p.batch;
-    return p.scaling == "strong" ? batch * p.world_size : batch;
+    return p.scaling == ScalingMode::strong ? batch * p.world_size : batch;
   }
   return entry->value(p);
 }
@@ -782,7 +786,7 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
       p.effective_batch = batch * p.accumulation;
     }
     // Strong scaling: the batch the matrix names is the global one, split over the ranks.
-    const bool strong = p.scaling == "strong" && !spec.batch_search;
+    const bool strong = p.scaling == ScalingMode::strong && !spec.batch_search;
     const int micro = p.batch;
     if (strong) {
       p.batch = micro / p.world_size;
@@ -790,7 +794,7 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
     }
     apply_model_overrides(spec, p.model, p.model_options, p.dataset_options);
     // The reducer is always there with several ranks: "always" only adds world size 1's twin.
-    if (p.reducer == "always" && p.world_size > 1) return;
+    if (p.reducer == ReducerMode::always && p.world_size > 1) return;
     const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
                                       [&](const json& e) { return matches_selector(spec, p, e); });
     if (excluded) return;

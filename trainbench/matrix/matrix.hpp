@@ -41,10 +41,10 @@ struct MatrixSpec {
   std::vector<int> batch;
   bool hold_effective_batch = false;
   std::vector<int> world_size;  // data-parallel ranks per scenario
-  std::vector<std::string> reducer;  // "auto", "always"
-  std::vector<std::string> memory_format;  // "contiguous", "channels_last"
+  std::vector<ReducerMode> reducer;
+  std::vector<MemoryFormatKind> memory_format;
   std::vector<bool> pin_memory;
-  std::vector<std::string> optimizer_impl;  // "for_loop", "foreach", "fused"
+  std::vector<OptimizerImpl> optimizer_impl;
   std::vector<bool> cudnn_benchmark;
   std::vector<bool> cuda_graphs;
 

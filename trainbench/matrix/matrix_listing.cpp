@@ -46,7 +46,7 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
   os << "matrix: " << spec.name << " (" << spec.file << ")\n";
   if (!spec.description.empty()) os << "description: " << spec.description << "\n";
   os << "device: " << spec.device_request;
-  if (!scenarios.empty() && spec.device_request == "auto") os << " -> " << scenarios.front().device;
+  if (!scenarios.empty() && spec.device_request == "auto") os << " -> " << to_string(scenarios.front().device);
   os << "\n";
   // The axes that vary, in expand()'s order (the last varies fastest); one-value axes say nothing.
   std::string varying;

@@ -28,7 +28,7 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
     k["momentum"] = p.momentum;
     if (p.weight_decay != 0.0) k["weight_decay"] = p.weight_decay;  // older digests unchanged
     k["stopping"] = p.stopping;
-    if (p.world_size > 1 || p.reducer == "always") k["data_parallel"] = p.data_parallel;
+    if (is_data_parallel(p)) k["data_parallel"] = p.data_parallel;
     all.push_back(std::move(k));
   }
   std::uint64_t h = 14695981039346656037ULL;
@@ -86,7 +86,7 @@ void from_json(const nlohmann::json& j, DataParallelOptions& d) {
 void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j = scenario_key(p);
   j["learning_rate"] = p.learning_rate;
-  if (p.optimizer == "sgd") j["momentum"] = p.momentum;
+  if (p.optimizer == OptimizerKind::sgd) j["momentum"] = p.momentum;
   if (p.weight_decay != 0.0) j["weight_decay"] = p.weight_decay;
   j["effective_batch"] = p.effective_batch;
   j["seed"] = p.seed;
@@ -96,7 +96,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["profile"] = p.profile;
   j["contention"] = p.contention;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
-  if (p.world_size > 1 || p.reducer == "always") j["data_parallel"] = p.data_parallel;
+  if (is_data_parallel(p)) j["data_parallel"] = p.data_parallel;
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
   for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);  // each names its key

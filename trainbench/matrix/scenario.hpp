@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <trainbench/matrix/precision_table.hpp>
+#include <trainbench/matrix/scenario_choices.hpp>
 #include <trainbench/measure/host_load.hpp>
 
 namespace tb {
@@ -53,8 +54,8 @@ struct DataParallelOptions {
 struct ScenarioParams {
   std::string model = "mlp";
   std::string dataset;  // empty: the model's default dataset
-  std::string device = "cpu";  // "cpu" or "cuda" (resolved; never "auto" here)
-  std::string optimizer = "adam";  // "adam", "adamw" or "sgd"
+  DeviceKind device = DeviceKind::cpu;  // resolved; never "auto" here
+  OptimizerKind optimizer = OptimizerKind::adam;
   double learning_rate = 1e-3;
   double momentum = 0.0;  // sgd only
   double weight_decay = 0.0;  // L2 for adam and sgd, decoupled for adamw (default 0.01 there)
@@ -67,16 +68,16 @@ struct ScenarioParams {
   // batch is per rank (the global batch grows with the ranks); "strong": the matrix's batch is
   // the global one and expand() splits it over the ranks. `batch` here is always per rank.
   int world_size = 1;
-  std::string scaling = "weak";
+  ScalingMode scaling = ScalingMode::weak;
   // "auto": gradients go through c10d's Reducer when world_size > 1; "always": also alone, so
   // world_size 1 with the reducer shows DDP's own overhead (expand() drops "always" above 1).
-  std::string reducer = "auto";
+  ReducerMode reducer = ReducerMode::automatic;
   DataParallelOptions data_parallel;
   // The optimisations engineers try after the article's four, each a product axis (README
   // "Optimisation axes"). The CUDA-only ones are skipped with a reason on the CPU.
-  std::string memory_format = "contiguous";  // "channels_last": 4-d parameters and inputs NHWC
+  MemoryFormatKind memory_format = MemoryFormatKind::contiguous;  // channels_last: 4-d parameters and inputs NHWC
   bool pin_memory = false;                   // pinned host batches, non_blocking copies on a side stream
-  std::string optimizer_impl = "for_loop";   // "foreach", "fused": how the optimizer's update runs
+  OptimizerImpl optimizer_impl = OptimizerImpl::for_loop;  // foreach, fused: how the optimizer's update runs
   bool cudnn_benchmark = false;              // cuDNN picks convolution algorithms by timing them
   bool cuda_graphs = false;                  // the whole step captured once, then replayed
   std::uint64_t seed = 42;
@@ -91,6 +92,13 @@ struct ScenarioParams {
   // later (BatchStream), charged to data_wait whatever the worker count.
   double test_delay_ms = 0.0;
 };
+
+// Whether the scenario's gradients go through c10d's Reducer: several ranks, or reducer "always"
+// (one rank through the reducer, to show its own cost). Such a scenario needs a process group and
+// has data-parallel options.
+inline bool is_data_parallel(const ScenarioParams& p) {
+  return p.world_size > 1 || p.reducer == ReducerMode::always;
+}
 
 // Samples of one optimizer step over every rank: effective_batch * world_size.
 inline long long global_batch(const ScenarioParams& p) {

@@ -26,8 +26,6 @@ std::string context_without(const ScenarioParams& p, const char* axis, bool same
   return key.dump();
 }
 
-bool drifted(const ScenarioResult& s) { return s.loss_parity && !s.loss_parity->ok; }
-
 // The values of every knob, or of every axis that is not one (the workload and the ranks).
 std::string axes_part(const ScenarioParams& p, bool knobs) {
   nlohmann::json part = nlohmann::json::object();
@@ -43,7 +41,7 @@ std::string workload_label(const ScenarioParams& p) {
   std::string label = p.model;
   if (!p.dataset.empty()) label += "@" + p.dataset;
   if (p.world_size > 1) label += " x" + std::to_string(p.world_size) + " ranks";
-  return label + " (" + p.device + ")";
+  return label + " (" + to_string(p.device) + ")";
 }
 
 // The geometric mean of the pairs' ratios and of their bounds. Pairs measured in one run share
@@ -91,7 +89,7 @@ std::vector<AxisEffect> workload_effects(const ScenarioResult& baseline_scenario
       for (const ScenarioResult* s : timed) {
         if (axis.value(s->params) != value) continue;
         const auto ref = at_reference.find(context_without(s->params, axis.name, same_effective_batch));
-        if (ref != at_reference.end()) pairs.emplace_back(per_sample_speedup(*ref->second, *s), drifted(*s));
+        if (ref != at_reference.end()) pairs.emplace_back(per_sample_speedup(*ref->second, *s), loss_drifted(s->loss_parity));
       }
       return pairs;
     };
@@ -166,7 +164,7 @@ std::vector<BestConfiguration> best_configurations(const RunResult& run, double 
     if (order.size() > 1) best.workload = workload_label(ranked.front()->params);
     const ScenarioResult* first = nullptr;
     for (const ScenarioResult* s : ranked) {
-      if (drifted(*s)) {
+      if (loss_drifted(s->loss_parity)) {
         if (first == nullptr) best.faster_but_drifted.push_back(s->id);
         continue;
       }

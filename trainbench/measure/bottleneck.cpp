@@ -50,7 +50,7 @@ Bottleneck bottleneck_of(const ScenarioResult& s) {
   const double compute = share_of(s, "forward") + share_of(s, "backward") + share_of(s, "optimizer");
   std::string reason = "forward+backward+optimizer " + pct(compute) + " of the step";
   if (idle) reason += ", GPU idle " + pct(*idle);
-  return {Bottleneck::Kind::compute, reason, !idle && s.params.device == "cuda"};
+  return {Bottleneck::Kind::compute, reason, !idle && s.params.device == DeviceKind::cuda};
 }
 
 }  // namespace tb

@@ -1,9 +1,9 @@
 // What else ran on the host while a scenario was measured. A run slowed 12-24x by another
-// process used to be reported as regressions with nothing in the results to say why; this
-// meter records, over the measured segments of one scenario, the CPU time that *other*
-// processes consumed ((all CPUs' busy time from /proc/stat) - (this process's own CPU time from
-// getrusage)), the hypervisor's steal time and the 1-minute load average, and marks the
-// scenario `contended` past a documented threshold.
+// process reads as regressions unless the results say why, so this meter records, over the
+// measured segments of one scenario, the CPU time that *other* processes consumed ((all CPUs'
+// busy time from /proc/stat) - (this process's own CPU time from getrusage)), the hypervisor's
+// steal time and the 1-minute load average, and marks the scenario `contended` past a
+// documented threshold.
 //
 // Linux only in substance: elsewhere, or when /proc is unreadable, every reading degrades to
 // "unknown" (Disturbance::available = false, never contended) instead of throwing.

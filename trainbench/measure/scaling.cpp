@@ -12,8 +12,6 @@ namespace tb {
 
 namespace {
 
-bool data_parallel(const ScenarioParams& p) { return p.world_size > 1 || p.reducer == "always"; }
-
 bool measured(const ScenarioResult& s) { return s.status == ScenarioStatus::ok && s.samples_per_s > 0; }
 
 std::string millis_text(double s) {
@@ -28,7 +26,7 @@ std::optional<capacity::StepModel> calibrate(const ScenarioResult& s) {
   const auto& dp = *s.data_parallel;
   if (!(dp.busbw_bytes_per_s > 0) || dp.gradient_bytes <= 0) return std::nullopt;
   capacity::StepModel m;
-  m.strong = s.params.scaling == "strong";
+  m.strong = s.params.scaling == ScalingMode::strong;
   m.calibrated_world_size = s.params.world_size;
   m.calibrated_global_batch = dp.global_batch > 0 ? dp.global_batch : global_batch(s.params);
   // Every rank waits for the slowest one at the collective: its compute sets the pace.
@@ -114,21 +112,21 @@ ScalingSeries analyse_series(RunResult& run, const std::string& label) {
   std::vector<ScenarioResult*> members;
   for (auto& s : run.scenarios)
     if (scaling_series_label(s.params) == label) {
-      series.scaling = s.params.scaling;
-      if (s.params.scaling == "strong") series.global_batch = global_batch(s.params);
+      series.scaling = to_string(s.params.scaling);
+      if (s.params.scaling == ScalingMode::strong) series.global_batch = global_batch(s.params);
       if (measured(s)) members.push_back(&s);
     }
   // Ascending world size; at world size 1 the reference before the reducer-alone one.
   std::stable_sort(members.begin(), members.end(), [](const ScenarioResult* a, const ScenarioResult* b) {
-    return std::pair(a->params.world_size, a->params.reducer == "always") <
-           std::pair(b->params.world_size, b->params.reducer == "always");
+    return std::pair(a->params.world_size, a->params.reducer == ReducerMode::always) <
+           std::pair(b->params.world_size, b->params.reducer == ReducerMode::always);
   });
   const ScenarioResult* reference = nullptr;
   const ScenarioResult* reducer_alone = nullptr;
   for (const auto* s : members) {
     if (s->params.world_size != 1) continue;
-    if (s->params.reducer != "always" && !reference) reference = s;
-    if (s->params.reducer == "always" && !reducer_alone) reducer_alone = s;
+    if (s->params.reducer != ReducerMode::always && !reference) reference = s;
+    if (s->params.reducer == ReducerMode::always && !reducer_alone) reducer_alone = s;
   }
   if (reference) {
     series.reference_id = reference->id;
@@ -147,7 +145,7 @@ ScalingSeries analyse_series(RunResult& run, const std::string& label) {
     ScalingMember m;
     m.id = s->id;
     m.world_size = s->params.world_size;
-    m.reducer_alone = s->params.reducer == "always";
+    m.reducer_alone = s->params.reducer == ReducerMode::always;
     m.median_step_s = s->step_time_s.median;
     m.samples_per_s = s->samples_per_s;
     m.per_rank_samples_per_s = s->samples_per_s / m.world_size;
@@ -178,7 +176,7 @@ ScalingSeries analyse_series(RunResult& run, const std::string& label) {
 
 std::string scaling_series_label(const ScenarioParams& p) {
   // The reducer alone is world size 1 of the same series.
-  if (p.scaling != "strong") return scenario_id_without_all(p, {"world_size", "reducer"});
+  if (p.scaling != ScalingMode::strong) return scenario_id_without_all(p, {"world_size", "reducer"});
   return scenario_id_without_all(p, {"world_size", "reducer", "batch"}) + " (global batch " +
          std::to_string(global_batch(p)) + ")";
 }
@@ -201,7 +199,7 @@ void annotate_scaling(RunResult& run) {
       s.data_parallel->efficiency.reset();
       s.data_parallel->efficiency_reference_id.clear();
     }
-    if (!data_parallel(s.params)) continue;
+    if (!is_data_parallel(s.params)) continue;
     const std::string label = scaling_series_label(s.params);
     if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
   }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -105,96 +106,127 @@ void append_metadata(std::string& out, const char* what, long pid, long tid, boo
   out += "}},\n";
 }
 
-}  // namespace
-
-ChromeTraceLogger::ChromeTraceLogger(std::string path, bool gzip) : path_(std::move(path)), gzip_(gzip) {}
-
-void ChromeTraceLogger::handle_thread(const ThreadInfo& thread) { threads_.push_back(thread); }
-void ChromeTraceLogger::handle_host_span(const HostSpan& span) { spans_.push_back(span); }
-void ChromeTraceLogger::handle_gpu_activity(const GpuActivity& activity) {
-  if (has_time(activity)) activities_.push_back(activity);
-}
-void ChromeTraceLogger::handle_runtime_call(const RuntimeCall& call) { calls_.push_back(call); }
-void ChromeTraceLogger::handle_counter(const CounterSample& counter) { counters_.push_back(counter); }
-
-std::size_t ChromeTraceLogger::event_count() const {
-  return spans_.size() + activities_.size() + calls_.size() + counters_.size();
-}
-
-std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
-  // Trace start: the earliest timestamp of any event, so every ts is >= 0.
+// The steady-clock time of the earliest event, or 0 for an empty trace.
+std::int64_t earliest_event_ns(const std::vector<HostSpan>& spans, const std::vector<GpuActivity>& activities,
+                               const std::vector<RuntimeCall>& calls, const std::vector<CounterSample>& counters) {
   std::int64_t t0 = std::numeric_limits<std::int64_t>::max();
-  for (const auto& s : spans_) t0 = std::min(t0, s.begin_ns);
-  for (const auto& a : activities_) t0 = std::min(t0, std::min(a.start_ns, a.end_ns));
-  for (const auto& c : calls_) t0 = std::min(t0, c.start_ns);
-  for (const auto& c : counters_) t0 = std::min(t0, c.ts_ns);
-  if (t0 == std::numeric_limits<std::int64_t>::max()) t0 = 0;
-  // ts 0 on the steady clock: the earliest event, or Kineto's base moved onto the steady clock.
+  for (const auto& s : spans) t0 = std::min(t0, s.begin_ns);
+  for (const auto& a : activities) t0 = std::min(t0, std::min(a.start_ns, a.end_ns));
+  for (const auto& c : calls) t0 = std::min(t0, c.start_ns);
+  for (const auto& c : counters) t0 = std::min(t0, c.ts_ns);
+  return t0 == std::numeric_limits<std::int64_t>::max() ? 0 : t0;
+}
+
+// What ts 0 is on the steady clock: the earliest event, so that every ts is >= 0, or, with a
+// time base, Kineto's base moved onto the steady clock (then baseTimeNanoseconds is written too).
+struct TraceOrigin {
+  std::int64_t t0 = 0;
   std::optional<std::int64_t> base_time_ns;
-  if (info.time_base) {
-    constexpr std::int64_t kSecond = 1'000'000'000;
-    const std::int64_t first_unix_ns = t0 + info.time_base->unix_minus_steady_ns;
-    base_time_ns = info.time_base->base_time_ns.value_or(first_unix_ns - first_unix_ns % kSecond);
-    t0 = *base_time_ns - info.time_base->unix_minus_steady_ns;
-  }
+};
+TraceOrigin trace_origin(const TraceInfo& info, std::int64_t earliest_ns) {
+  if (!info.time_base) return {earliest_ns, std::nullopt};
+  constexpr std::int64_t kSecond = 1'000'000'000;
+  const std::int64_t first_unix_ns = earliest_ns + info.time_base->unix_minus_steady_ns;
+  const std::int64_t base_time_ns = info.time_base->base_time_ns.value_or(first_unix_ns - first_unix_ns % kSecond);
+  return {base_time_ns - info.time_base->unix_minus_steady_ns, base_time_ns};
+}
 
+// An arrow from a CUDA API call to the GPU work it launched.
+struct Flow {
+  std::uint32_t id;
+  long call_tid;
+  std::int64_t call_ts;
+  long pid, tid;
+  std::int64_t ts;
+};
+
+// The trace's processes, tracks, slices and flows before they are written.
+struct TraceLayout {
   std::map<std::pair<long, long>, Track> tracks;  // (pid, tid) -> name, sort index
-  std::map<long, Track> processes;
-  processes[kHostPid] = {"Host (trainbench)", 0};
-
+  std::map<long, Track> processes = {{kHostPid, {"Host (trainbench)", 0}}};
   std::vector<Slice> slices;
-  slices.reserve(event_count());
+  std::vector<Flow> flows;
+};
 
-  // Host spans on one track per recorded thread.
-  for (const auto& t : threads_) tracks[{kHostPid, static_cast<long>(t.id) + 1}] = {t.name, static_cast<long>(t.id)};
-  for (const auto& s : spans_) {
+// Host spans on one track per recorded thread.
+void add_host_spans(TraceLayout& layout, const std::vector<ThreadInfo>& threads, const std::vector<HostSpan>& spans) {
+  for (const auto& t : threads)
+    layout.tracks[{kHostPid, static_cast<long>(t.id) + 1}] = {t.name, static_cast<long>(t.id)};
+  for (const auto& s : spans) {
     const long tid = static_cast<long>(s.thread) + 1;
-    if (!tracks.count({kHostPid, tid})) tracks[{kHostPid, tid}] = {"thread " + std::to_string(s.thread), tid};
+    if (!layout.tracks.count({kHostPid, tid})) layout.tracks[{kHostPid, tid}] = {"thread " + std::to_string(s.thread), tid};
     std::string args;
     if (s.step >= 0) {
       args = "{\"step\":";
       append_int(args, s.step);
       args += '}';
     }
-    slices.push_back({kHostPid, tid, s.begin_ns, s.end_ns, s.name, s.category, std::move(args)});
+    layout.slices.push_back({kHostPid, tid, s.begin_ns, s.end_ns, s.name, s.category, std::move(args)});
   }
+}
 
-  // CUDA API calls: one track per OS thread.
-  std::unordered_map<std::uint32_t, long> api_tid;
+// The CUDA API calls' tracks, and which call launched each correlation id (for the flows).
+struct ApiCalls {
+  std::unordered_map<std::uint32_t, long> tid_of_thread;
   std::unordered_map<std::uint32_t, const RuntimeCall*> launcher;  // correlation -> call
-  for (const auto& c : calls_) {
-    auto [it, added] = api_tid.emplace(c.thread_id, kApiTidBase + static_cast<long>(api_tid.size()));
+};
+
+// CUDA API calls: one track per OS thread.
+ApiCalls add_api_calls(TraceLayout& layout, const std::vector<RuntimeCall>& calls) {
+  ApiCalls api;
+  for (const auto& c : calls) {
+    auto [it, added] = api.tid_of_thread.emplace(c.thread_id, kApiTidBase + static_cast<long>(api.tid_of_thread.size()));
     if (added)
-      tracks[{kHostPid, it->second}] = {"CUDA API (tid " + std::to_string(c.thread_id) + ")",
-                                        500 + static_cast<long>(api_tid.size())};
+      layout.tracks[{kHostPid, it->second}] = {"CUDA API (tid " + std::to_string(c.thread_id) + ")",
+                                               500 + static_cast<long>(api.tid_of_thread.size())};
     std::string args = "{\"correlation\":";
     append_int(args, c.correlation_id);
     args += ",\"cbid\":";
     append_int(args, c.cbid);
     args += c.is_driver ? ",\"driver\":true}" : ",\"driver\":false}";
-    slices.push_back({kHostPid, it->second, c.start_ns, c.end_ns, c.name, c.is_driver ? "cuda_driver" : "cuda_runtime", std::move(args)});
+    layout.slices.push_back(
+        {kHostPid, it->second, c.start_ns, c.end_ns, c.name, c.is_driver ? "cuda_driver" : "cuda_runtime", std::move(args)});
     if (c.correlation_id == 0) continue;
-    auto [lit, inserted] = launcher.emplace(c.correlation_id, &c);
+    auto [lit, inserted] = api.launcher.emplace(c.correlation_id, &c);
     if (!inserted && !c.is_driver) lit->second = &c;  // the runtime call encloses the driver call
   }
+  return api;
+}
 
-  // GPU work: one process per device, one track per stream.
+// The slice's args: correlation, device and stream, bytes and bandwidth of a copy or set.
+std::string activity_args(const GpuActivity& a) {
+  std::string args = "{\"correlation\":";
+  append_int(args, a.correlation_id);
+  if (a.kind != GpuActivityKind::overhead) {
+    args += ",\"device\":";
+    append_int(args, a.device);
+    args += ",\"stream\":";
+    append_int(args, a.stream);
+  }
+  if (a.kind == GpuActivityKind::memcpy || a.kind == GpuActivityKind::memset) {
+    args += ",\"bytes\":";
+    append_int(args, static_cast<long long>(a.bytes));
+    if (a.end_ns > a.start_ns) {
+      args += ",\"bandwidth_gb_s\":";
+      append_double(args, static_cast<double>(a.bytes) / static_cast<double>(a.end_ns - a.start_ns));
+    }
+  }
+  args += '}';
+  return args;
+}
+
+// GPU work: one process per device, one track per stream; a flow from each launching call to
+// the first work it launched.
+void add_gpu_work(TraceLayout& layout, const std::vector<GpuActivity>& activities, const ApiCalls& api) {
+  // A synchronization names its context only: its device is the one that context's work ran on.
   std::unordered_map<std::uint32_t, std::uint32_t> device_of_context;
-  for (const auto& a : activities_)
+  for (const auto& a : activities)
     if (is_device_work(a)) device_of_context.emplace(a.context, a.device);
-  struct Flow {
-    std::uint32_t id;
-    long call_tid;
-    std::int64_t call_ts;
-    long pid, tid;
-    std::int64_t ts;
-  };
-  std::vector<Flow> flows;
   std::set<std::uint32_t> flow_ids;
-  for (const auto& a : activities_) {
+  for (const auto& a : activities) {
     long pid = kHostPid, tid = kOverheadTid;
     if (a.kind == GpuActivityKind::overhead) {
-      tracks[{pid, tid}] = {"CUPTI overhead", 999};
+      layout.tracks[{pid, tid}] = {"CUPTI overhead", 999};
     } else {
       std::uint32_t device = a.device;
       if (a.kind == GpuActivityKind::sync) {
@@ -202,44 +234,30 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
         device = it == device_of_context.end() ? 0 : it->second;
       }
       pid = kGpuPidBase + static_cast<long>(device);
-      processes[pid] = {"GPU " + std::to_string(device), pid};
+      layout.processes[pid] = {"GPU " + std::to_string(device), pid};
       if (a.kind == GpuActivityKind::sync) {
         tid = kSyncTid;
-        tracks[{pid, tid}] = {"Synchronization", 0};
+        layout.tracks[{pid, tid}] = {"Synchronization", 0};
       } else {
         tid = static_cast<long>(a.stream) + 1;
-        tracks[{pid, tid}] = {"Stream " + std::to_string(a.stream), tid};
+        layout.tracks[{pid, tid}] = {"Stream " + std::to_string(a.stream), tid};
       }
     }
-    std::string args = "{\"correlation\":";
-    append_int(args, a.correlation_id);
-    if (a.kind != GpuActivityKind::overhead) {
-      args += ",\"device\":";
-      append_int(args, a.device);
-      args += ",\"stream\":";
-      append_int(args, a.stream);
-    }
-    if (a.kind == GpuActivityKind::memcpy || a.kind == GpuActivityKind::memset) {
-      args += ",\"bytes\":";
-      append_int(args, static_cast<long long>(a.bytes));
-      if (a.end_ns > a.start_ns) {
-        args += ",\"bandwidth_gb_s\":";
-        append_double(args, static_cast<double>(a.bytes) / static_cast<double>(a.end_ns - a.start_ns));
-      }
-    }
-    args += '}';
-    slices.push_back({pid, tid, a.start_ns, std::max(a.start_ns, a.end_ns), a.name, to_string(a.kind), std::move(args)});
+    layout.slices.push_back({pid, tid, a.start_ns, std::max(a.start_ns, a.end_ns), a.name, to_string(a.kind), activity_args(a)});
 
     if (!is_device_work(a)) continue;
-    auto it = launcher.find(a.correlation_id);
-    if (it == launcher.end() && a.runtime_correlation_id != 0) it = launcher.find(a.runtime_correlation_id);
-    if (it == launcher.end() || !flow_ids.insert(it->second->correlation_id).second) continue;
-    flows.push_back({it->second->correlation_id, api_tid.at(it->second->thread_id),
-                     it->second->start_ns, pid, tid, a.start_ns});
+    auto it = api.launcher.find(a.correlation_id);
+    if (it == api.launcher.end() && a.runtime_correlation_id != 0) it = api.launcher.find(a.runtime_correlation_id);
+    if (it == api.launcher.end() || !flow_ids.insert(it->second->correlation_id).second) continue;
+    layout.flows.push_back({it->second->correlation_id, api.tid_of_thread.at(it->second->thread_id),
+                            it->second->start_ns, pid, tid, a.start_ns});
   }
+}
 
-  // Within a track, slices must nest: clamp a child that outlives its parent (clock skew
-  // between CUPTI and the host can cause sub-microsecond partial overlaps).
+// Within a track, slices must nest: clamp a child that outlives its parent (clock skew
+// between CUPTI and the host can cause sub-microsecond partial overlaps). Sorts the slices by
+// track, then by start, a parent before its children.
+void nest_slices(std::vector<Slice>& slices) {
   std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
     if (a.pid != b.pid) return a.pid < b.pid;
     if (a.tid != b.tid) return a.tid < b.tid;
@@ -255,26 +273,26 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
     if (!open_ends.empty() && s.end > open_ends.back()) s.end = open_ends.back();
     open_ends.push_back(s.end);
   }
+}
 
-  std::string out;
-  out.reserve(256 + slices.size() * 160 + flows.size() * 200 + counters_.size() * 100);
+// Everything before the events: the time unit, the time base, otherData.
+void append_header(std::string& out, const TraceInfo& info, const TraceOrigin& origin) {
   out += "{\"displayTimeUnit\":\"ms\",\n";
-  if (base_time_ns) {
+  if (origin.base_time_ns) {
     out += "\"baseTimeNanoseconds\":";
-    append_int(out, *base_time_ns);
+    append_int(out, *origin.base_time_ns);
     out += ",\n";
   }
   out += "\"otherData\":";
   nlohmann::json other = info.metadata.is_object() ? info.metadata : nlohmann::json::object();
   other["generator"] = "trainbench";
   other["name"] = info.name;
-  other["trace_start_steady_ns"] = t0;  // the steady-clock time of ts 0 (rank_trace_merge aligns on it)
+  other["trace_start_steady_ns"] = origin.t0;  // the steady-clock time of ts 0 (rank_trace_merge aligns on it)
   out += other.dump();
   out += ",\n\"traceEvents\":[\n";
+}
 
-  for (const auto& [pid, p] : processes) append_metadata(out, "process", pid, 0, false, "name", p.name, p.sort_index);
-  for (const auto& [key, t] : tracks) append_metadata(out, "thread", key.first, key.second, true, "name", t.name, t.sort_index);
-
+void append_slices(std::string& out, const std::vector<Slice>& slices, std::int64_t t0) {
   for (const auto& s : slices) {
     out += "{\"ph\":\"X\",\"name\":";
     append_escaped(out, s.name);
@@ -294,6 +312,10 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
     }
     out += "},\n";
   }
+}
+
+// Each flow as its start ("s", on the API call) and its end ("f", bound to the enclosing slice).
+void append_flows(std::string& out, const std::vector<Flow>& flows, std::int64_t t0) {
   for (const auto& f : flows) {
     out += "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"launch\",\"id\":";
     append_int(out, f.id);
@@ -313,7 +335,11 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
     append_us(out, f.ts - t0);
     out += "},\n";
   }
-  for (const auto& c : counters_) {
+}
+
+// Counters as "C" events; a non-finite value (JSON has none) is left out.
+void append_counters(std::string& out, const std::vector<CounterSample>& counters, std::int64_t t0) {
+  for (const auto& c : counters) {
     if (!std::isfinite(c.value)) continue;
     out += "{\"ph\":\"C\",\"name\":";
     append_escaped(out, c.name);
@@ -325,6 +351,42 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
     append_double(out, c.value);
     out += "}},\n";
   }
+}
+
+}  // namespace
+
+ChromeTraceLogger::ChromeTraceLogger(std::string path, bool gzip) : path_(std::move(path)), gzip_(gzip) {}
+
+void ChromeTraceLogger::handle_thread(const ThreadInfo& thread) { threads_.push_back(thread); }
+void ChromeTraceLogger::handle_host_span(const HostSpan& span) { spans_.push_back(span); }
+void ChromeTraceLogger::handle_gpu_activity(const GpuActivity& activity) {
+  if (has_time(activity)) activities_.push_back(activity);
+}
+void ChromeTraceLogger::handle_runtime_call(const RuntimeCall& call) { calls_.push_back(call); }
+void ChromeTraceLogger::handle_counter(const CounterSample& counter) { counters_.push_back(counter); }
+
+std::size_t ChromeTraceLogger::event_count() const {
+  return spans_.size() + activities_.size() + calls_.size() + counters_.size();
+}
+
+std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
+  const TraceOrigin origin = trace_origin(info, earliest_event_ns(spans_, activities_, calls_, counters_));
+  TraceLayout layout;
+  layout.slices.reserve(event_count());
+  add_host_spans(layout, threads_, spans_);
+  const ApiCalls api = add_api_calls(layout, calls_);
+  add_gpu_work(layout, activities_, api);
+  nest_slices(layout.slices);
+
+  std::string out;
+  out.reserve(256 + layout.slices.size() * 160 + layout.flows.size() * 200 + counters_.size() * 100);
+  append_header(out, info, origin);
+  for (const auto& [pid, p] : layout.processes) append_metadata(out, "process", pid, 0, false, "name", p.name, p.sort_index);
+  for (const auto& [key, t] : layout.tracks)
+    append_metadata(out, "thread", key.first, key.second, true, "name", t.name, t.sort_index);
+  append_slices(out, layout.slices, origin.t0);
+  append_flows(out, layout.flows, origin.t0);
+  append_counters(out, counters_, origin.t0);
   if (out.ends_with(",\n")) out.resize(out.size() - 2);
   out += "\n]}\n";
   return out;

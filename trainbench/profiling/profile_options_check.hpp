@@ -1,5 +1,6 @@
 // Validation of a scenario's "profile" block before any work starts.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <trainbench/matrix/scenario.hpp>
@@ -10,9 +11,9 @@ namespace tb::profiling {
 // file before any scenario runs. Throws tb::InputError(file, "profile.<field>", ...) for:
 //   a window below 1;
 //   cupti together with kineto (CUPTI serves one subscriber at a time);
-//   cupti on a CPU device (`device` is the resolved "cpu" or "cuda"; "" skips this check).
+//   cupti on a CPU device (`device` is the resolved one; nullopt skips this check).
 // Applied whether or not `enabled` is set: `run --profile` turns a disabled block on.
-void validate_profile_options(const ProfileOptions& options, const std::string& device,
+void validate_profile_options(const ProfileOptions& options, std::optional<DeviceKind> device,
                               const std::string& file = "profile");
 
 // At the start of a profiling pass: validate_profile_options (without the device check) when

@@ -4,10 +4,12 @@
 #include <trainbench/reporters/energy_view.hpp>
 #include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/findings.hpp>
+#include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
+#include <trainbench/support/join.hpp>
 #include <trainbench/support/text_table.hpp>
 
 namespace tb {
@@ -62,6 +64,43 @@ void print_scaling(std::ostream& os, const RunResult& run) {
   }
 }
 
+// Why each scenario that did not finish ok stopped, contention, then loss drift.
+void print_notes(std::ostream& os, const report::Headline& headline) {
+  using namespace report;
+  bool notes = false;
+  for (const auto& note : headline.notes) {
+    if (note.kind != ScenarioNote::Kind::status) continue;
+    if (!notes) os << '\n';
+    notes = true;
+    os << pad(std::string(to_string(note.scenario->status)) + ' ', 8) << note.scenario->id << ": "  // a space after any length
+       << note.reason << '\n';
+  }
+  for (const auto& note : headline.notes)
+    if (note.kind == ScenarioNote::Kind::contended) os << "contended " << note.scenario->id << ": " << note.reason << '\n';
+  if (!headline.drifted.empty()) os << '\n';
+  for (const ScenarioResult* s : headline.drifted) {
+    const auto& lp = *s->loss_parity;
+    os << "WARNING loss parity: " << s->id << " drifted " << percent(lp.rel_drift, 2) << "% from " << lp.reference_id
+       << " (tolerance " << percent(lp.tolerance, 2) << "%)\n";
+  }
+}
+
+// The geomean line and the status counts, last: what a terminal shows after the run scrolls by.
+void print_headline(std::ostream& os, const report::Headline& headline) {
+  os << '\n';
+  const auto& geomean = headline.geomean;
+  if (geomean.per_workload()) {
+    // A geomean per workload, each against its own baseline: never one over different models.
+    os << "geomean speedup by workload\n";
+    for (const auto& w : geomean.workloads) os << "  " << w.workload << ": " << w.detail << '\n';
+  } else if (geomean.shown) {
+    os << "geomean speedup " << geomean.value.value_or("-") << "; ";
+  }
+  std::vector<std::string> counts;
+  for (const auto& part : headline.count_parts) counts.push_back(part.label + ' ' + std::to_string(part.count));
+  os << join(counts, ", ") << '\n';
+}
+
 }  // namespace
 
 void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) {
@@ -93,7 +132,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
       return;
     }
     std::string speed = speedup_cell(s);
-    if (auto lp = s.loss_parity; lp && !lp->ok) speed += " (loss drift!)";
+    if (loss_drifted(s.loss_parity)) speed += " (loss drift!)";
     rows.push_back({s.id, status_cell(s), std::to_string(global_batch(s.params)), millis(s.step_time_s.median),
                     ci_halfwidth_ms(s), rate(s.samples_per_s), speed, phase_shares(s), bottleneck_cell(s),
                     loss_cell(s, loss_step),
@@ -115,26 +154,8 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   }
   print_table(os, table);
 
-  bool notes = false;
-  for (const auto& s : run.scenarios) {
-    if (s.status == ScenarioStatus::ok) continue;
-    if (!notes) os << '\n';
-    notes = true;
-    os << pad(std::string(to_string(s.status)) + ' ', 8) << s.id << ": "  // a space after any length
-       << (s.message.empty() ? "(no reason recorded)" : s.message) << '\n';
-  }
-  for (const auto& s : run.scenarios)
-    if (s.contended())
-      os << "contended " << s.id << ": " << s.disturbance.value("reason", std::string()) << '\n';
-  bool warned = false;
-  for (const auto& s : run.scenarios) {
-    auto lp = s.loss_parity;
-    if (!lp || lp->ok) continue;
-    if (!warned) os << '\n';
-    warned = true;
-    os << "WARNING loss parity: " << s.id << " drifted " << percent(lp->rel_drift, 2)
-       << "% from " << lp->reference_id << " (tolerance " << percent(lp->tolerance, 2) << "%)\n";
-  }
+  const Headline headline = headline_of(run);
+  print_notes(os, headline);
 
   bool memory_heading = false;
   for (const auto& s : run.scenarios) {
@@ -152,27 +173,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   print_capacity(os, run);
   print_scaling(os, run);
 
-  const auto counts = status_counts(run);
-  os << '\n';
-  if (grouped) {
-    // A geomean per workload, each against its own baseline: never one over different models.
-    os << "geomean speedup by workload\n";
-    for (const auto& group : workload_groups(run))
-      os << "  " << group.workload << ": " << workload_geomean_text(group) << '\n';
-  } else if (compared) {
-    os << "geomean speedup ";
-    if (auto g = geomean_of(run))
-      os << geomean_cell(*g);
-    else
-      os << "-";
-    os << "; ";
-  }
-  os << "ok " << counts.ok << ", failed " << counts.failed << ", skipped " << counts.skipped
-     << ", oom " << counts.oom << ", diverged " << counts.diverged;
-  if (counts.interrupted > 0) os << ", interrupted " << counts.interrupted;
-  if (counts.crashed > 0) os << ", crashed " << counts.crashed;
-  if (counts.contended > 0) os << ", contended " << counts.contended;
-  os << '\n';
+  print_headline(os, headline);
 }
 
 }  // namespace tb

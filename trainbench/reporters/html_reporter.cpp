@@ -11,11 +11,13 @@
 #include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/reporters/energy_view.hpp>
 #include <trainbench/reporters/findings.hpp>
+#include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_page.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
+#include <trainbench/support/join.hpp>
 
 namespace tb {
 
@@ -41,43 +43,68 @@ std::string scalar(const nlohmann::json& v) {
   return v.dump();
 }
 
-void render_header(std::ostream& os, const RunResult& run) {
-  const auto counts = status_counts(run);
-  int drift = 0;
-  for (const auto& s : run.scenarios)
-    if (auto lp = s.loss_parity; lp && !lp->ok) ++drift;
-  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
-                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || drift > 0;
-  const bool compared = shows_speedups(run);
+// The verdict paragraph: geomean speed-up (per workload when there are several), then the status
+// counts, cautions highlighted.
+void render_verdict(std::ostream& os, const Headline& headline) {
+  os << "<p class=\"verdict" << (headline.trouble ? " trouble" : "") << "\" id=\"tb-verdict\">";
+  const auto& geomean = headline.geomean;
+  if (geomean.per_workload()) {
+    // A geomean per workload, each against its own baseline.
+    os << "geomean speed-up";
+    for (const auto& w : geomean.workloads) os << " " << esc(w.workload) << " <strong>" << esc(w.value) << "</strong> ·";
+    os << " ";
+  } else if (geomean.shown) {
+    os << "geomean speed-up " << (geomean.value ? "<strong>" + esc(*geomean.value) + "</strong>" : std::string("-"))
+       << " · ";
+  }
+  std::vector<std::string> counts;
+  for (const auto& part : headline.count_parts) {
+    const std::string text = std::to_string(part.count) + " " + part.label;
+    counts.push_back(part.caution ? "<span class=\"warn\">" + text + "</span>" : text);
+  }
+  os << join(counts, " · ") << "</p>\n";
+}
 
+// The warnings list: loss drift, scenarios that did not finish ok, skips by reason, contention.
+void render_warnings(std::ostream& os, const Headline& headline) {
+  std::ostringstream items;
+  for (const ScenarioResult* s : headline.drifted) {
+    const auto& lp = *s->loss_parity;
+    items << "<li><span class=\"warn\">⚠ loss parity</span>: <code>" << esc(s->id) << "</code> drifted "
+          << percent(lp.rel_drift, 2) << "% from <code>" << esc(lp.reference_id) << "</code> (tolerance "
+          << percent(lp.tolerance, 2) << "%)</li>\n";
+  }
+  for (const auto& note : headline.notes) {
+    if (note.kind != ScenarioNote::Kind::status || note.scenario->status == ScenarioStatus::skipped) continue;
+    items << "<li><span class=\"bad\">" << to_string(note.scenario->status) << "</span>: <code>"
+          << esc(note.scenario->id) << "</code>: " << esc(note.reason) << "</li>\n";
+  }
+  // One line per reason; the ids fold away when there are several.
+  for (const auto& g : headline.skips) {
+    items << "<li><span>skipped</span>: ";
+    if (g.ids.size() == 1) {
+      items << "<code>" << esc(g.ids.front()) << "</code>: " << esc(g.reason) << "</li>\n";
+      continue;
+    }
+    items << esc(g.reason) << " <details><summary>" << g.ids.size() << " scenarios</summary>";
+    for (const auto& id : g.ids) items << "<code>" << esc(id) << "</code> ";
+    items << "</details></li>\n";
+  }
+  for (const auto& note : headline.notes)
+    if (note.kind == ScenarioNote::Kind::contended)
+      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(note.scenario->id) << "</code>: "
+            << esc(note.reason) << "</li>\n";
+  if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
+}
+
+void render_header(std::ostream& os, const RunResult& run) {
+  const Headline headline = headline_of(run);
+  const bool compared = shows_speedups(run);
   os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
      << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
      << "</code> · " << (compared ? "baseline <code>" + esc(run.baseline_id) + "</code>" : std::string("no baseline"))
      << " · " << run.scenarios.size() << " scenarios</p>\n";
-  os << "<p class=\"verdict" << (trouble ? " trouble" : "") << "\" id=\"tb-verdict\">";
-  if (grouped_by_workload(run)) {
-    // A geomean per workload, each against its own baseline.
-    os << "geomean speed-up";
-    for (const auto& g : workload_groups(run))
-      os << " " << esc(g.workload) << " <strong>"
-         << esc(g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-") << "</strong> ·";
-    os << " ";
-  } else if (compared) {
-    os << "geomean speed-up ";
-    if (auto g = geomean_of(run))
-      os << "<strong>" << esc(geomean_cell(*g)) << "</strong>";
-    else
-      os << "-";
-    os << " · ";
-  }
-  os << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
-     << " skipped · " << counts.oom << " oom";
-  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
-  if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
-  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
-  if (counts.contended > 0) os << " · <span class=\"warn\">" << counts.contended << " contended</span>";
-  if (drift > 0) os << " · <span class=\"warn\">" << drift << " loss-parity warning" << (drift == 1 ? "" : "s") << "</span>";
-  os << "</p>\n";
+  render_verdict(os, headline);
 
   // The answers before the evidence: effects, fastest configuration, bottlenecks.
   const auto groups = findings(run);
@@ -98,34 +125,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   }
   if (!groups.empty()) os << "</div>\n";
 
-  std::ostringstream items;
-  for (const auto& s : run.scenarios) {
-    if (auto lp = s.loss_parity; lp && !lp->ok)
-      items << "<li><span class=\"warn\">⚠ loss parity</span>: <code>" << esc(s.id) << "</code> drifted "
-            << percent(lp->rel_drift, 2) << "% from <code>" << esc(lp->reference_id)
-            << "</code> (tolerance " << percent(lp->tolerance, 2) << "%)</li>\n";
-  }
-  for (const auto& s : run.scenarios) {
-    if (s.status == ScenarioStatus::ok || s.status == ScenarioStatus::skipped) continue;
-    items << "<li><span class=\"bad\">" << to_string(s.status) << "</span>: <code>" << esc(s.id)
-          << "</code>: " << esc(s.message.empty() ? "(no reason recorded)" : s.message) << "</li>\n";
-  }
-  // One line per reason; the ids fold away when there are several.
-  for (const auto& g : skip_groups(run)) {
-    items << "<li><span>skipped</span>: ";
-    if (g.ids.size() == 1) {
-      items << "<code>" << esc(g.ids.front()) << "</code>: " << esc(g.reason) << "</li>\n";
-      continue;
-    }
-    items << esc(g.reason) << " <details><summary>" << g.ids.size() << " scenarios</summary>";
-    for (const auto& id : g.ids) items << "<code>" << esc(id) << "</code> ";
-    items << "</details></li>\n";
-  }
-  for (const auto& s : run.scenarios)
-    if (s.contended())
-      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(s.id) << "</code>: "
-            << esc(s.disturbance.value("reason", std::string())) << "</li>\n";
-  if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
+  render_warnings(os, headline);
 }
 
 void render_scenarios(std::ostream& os, const RunResult& run, const ReportContext& ctx) {
@@ -142,12 +142,12 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
   // One scenario's row.
   const auto write_row = [&](const ScenarioResult& s) {
     const auto lp = s.loss_parity;
-    const bool drifted = lp && !lp->ok;
+    const bool drifted = loss_drifted(lp);
     os << "<tr class=\"status-" << to_string(s.status) << (drifted ? " drift" : "") << "\">"
        << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
        << num_td(std::to_string(global_batch(s.params)));
     if (!has_timing_columns(s)) {
-      os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(s.message.empty() ? "(no reason recorded)" : s.message)
+      os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(reason_of(s))
          << "</td></tr>\n";
       return;
     }

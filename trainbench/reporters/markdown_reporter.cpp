@@ -1,6 +1,7 @@
 #include <trainbench/reporters/markdown_reporter.hpp>
 
 #include <trainbench/reporters/findings.hpp>
+#include <trainbench/reporters/headline.hpp>
 
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/energy_view.hpp>
@@ -9,6 +10,7 @@
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
+#include <trainbench/support/join.hpp>
 
 namespace tb {
 
@@ -167,7 +169,7 @@ void scenario_table(std::ostream& os, const std::vector<const ScenarioResult*>& 
     // A speed-up that changes the training result is not a win: the verdict and loss cells
     // carry a warning marker instead.
     const auto lp = s.loss_parity;
-    const bool drifted = lp && !lp->ok;
+    const bool drifted = loss_drifted(lp);
     auto c = s.comparison;
     if (compared) {
       if (!c)
@@ -184,79 +186,76 @@ void scenario_table(std::ostream& os, const std::vector<const ScenarioResult*>& 
   }
 }
 
-}  // namespace
+// The headline after its marker: geomean speed-up (per workload when there are several), then
+// the status counts.
+void verdict_line(std::ostream& os, const report::Headline& headline) {
+  const auto& geomean = headline.geomean;
+  if (geomean.per_workload()) {
+    // A geomean per workload, each against its own baseline.
+    os << "geomean speedup";
+    for (const auto& w : geomean.workloads) os << " **" << cell(w.workload) << "** " << w.value << " ·";
+    os << " ";
+  } else if (geomean.shown) {
+    os << "geomean speedup " << (geomean.value ? "**" + *geomean.value + "**" : std::string("-")) << " · ";
+  }
+  std::vector<std::string> counts;
+  for (const auto& part : headline.count_parts) counts.push_back(std::to_string(part.count) + ' ' + part.label);
+  os << join(counts, " · ");
+}
 
-void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+// The bullet list under the verdict: loss drift, then each scenario that did not finish ok or was
+// contended, then the skipped ones, one line per reason.
+std::vector<std::string> warning_lines(const report::Headline& headline) {
   using namespace report;
-  std::ostream& os = *ctx.out;
-  const auto counts = status_counts(run);
-
   std::vector<std::string> warnings;
-  for (const auto& s : run.scenarios) {
-    if (auto lp = s.loss_parity; lp && !lp->ok)
-      warnings.push_back("⚠️ **loss parity**: " + code(s.id) + " drifted " +
-                         percent(lp->rel_drift, 2) + "% from " + code(lp->reference_id) +
-                         " (tolerance " + percent(lp->tolerance, 2) + "%)");
+  for (const ScenarioResult* s : headline.drifted) {
+    const auto& lp = *s->loss_parity;
+    warnings.push_back("⚠️ **loss parity**: " + code(s->id) + " drifted " + percent(lp.rel_drift, 2) + "% from " +
+                       code(lp.reference_id) + " (tolerance " + percent(lp.tolerance, 2) + "%)");
   }
-  int loss_warnings = static_cast<int>(warnings.size());
-  for (const auto& s : run.scenarios) {
-    const std::string reason = s.message.empty() ? "(no reason recorded)" : cell(s.message);
-    if (s.status == ScenarioStatus::failed)
-      warnings.push_back("❌ **failed** " + code(s.id) + ": " + reason);
-    else if (s.status == ScenarioStatus::oom)
-      warnings.push_back("💥 **out of memory** " + code(s.id) + ": " + reason);
-    else if (s.status == ScenarioStatus::diverged)
-      warnings.push_back("📈 **diverged** " + code(s.id) + ": " + reason +
-                         " (speed figures kept, not counted in any speedup)");
-    else if (s.status == ScenarioStatus::interrupted)
-      warnings.push_back("⏸️ **interrupted** " + code(s.id) + ": " + reason);
-    else if (s.status == ScenarioStatus::crashed)
-      warnings.push_back("🛑 **crashed** " + code(s.id) + ": " + reason);
-    if (s.contended())
-      warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
-                         cell(s.disturbance.value("reason", std::string())));
+  for (const auto& note : headline.notes) {
+    const std::string id = code(note.scenario->id);
+    const std::string reason = cell(note.reason);
+    if (note.kind == ScenarioNote::Kind::contended) {
+      warnings.push_back("🐢 **contended** " + id + ": " + reason);
+      continue;
+    }
+    switch (note.scenario->status) {
+      case ScenarioStatus::failed: warnings.push_back("❌ **failed** " + id + ": " + reason); break;
+      case ScenarioStatus::oom: warnings.push_back("💥 **out of memory** " + id + ": " + reason); break;
+      case ScenarioStatus::diverged:
+        warnings.push_back("📈 **diverged** " + id + ": " + reason + " (speed figures kept, not counted in any speedup)");
+        break;
+      case ScenarioStatus::interrupted: warnings.push_back("⏸️ **interrupted** " + id + ": " + reason); break;
+      case ScenarioStatus::crashed: warnings.push_back("🛑 **crashed** " + id + ": " + reason); break;
+      case ScenarioStatus::ok:
+      case ScenarioStatus::skipped: break;  // skips: one line per reason, below
+    }
   }
-
-  for (const auto& g : skip_groups(run)) {
+  for (const auto& g : headline.skips) {
     if (g.ids.size() == 1) {
       warnings.push_back("⏭️ **skipped** " + code(g.ids.front()) + ": " + cell(g.reason));
       continue;
     }
     std::string ids;
     for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + code(id);
-    warnings.push_back("⏭️ **skipped** " + std::to_string(g.ids.size()) + " scenarios: " + cell(g.reason) +
-                       " (" + ids + ")");
+    warnings.push_back("⏭️ **skipped** " + std::to_string(g.ids.size()) + " scenarios: " + cell(g.reason) + " (" + ids +
+                       ")");
   }
+  return warnings;
+}
 
-  // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
-  const bool trouble = counts.failed > 0 || counts.oom > 0 || counts.diverged > 0 ||
-                       counts.interrupted > 0 || counts.crashed > 0 || counts.contended > 0 || loss_warnings > 0;
+}  // namespace
+
+void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx) {
+  using namespace report;
+  std::ostream& os = *ctx.out;
+  const Headline headline = headline_of(run);
   const bool compared = shows_speedups(run);
   const bool grouped = grouped_by_workload(run);
-  const auto groups = workload_groups(run);
-  os << "### " << (trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": ";
-  if (grouped) {
-    // A geomean per workload, each against its own baseline.
-    os << "geomean speedup";
-    for (const auto& g : groups)
-      os << " **" << cell(g.workload) << "** " << (g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-") << " ·";
-    os << " ";
-  } else if (compared) {
-    os << "geomean speedup ";
-    if (auto g = geomean_of(run))
-      os << "**" << geomean_cell(*g) << "**";
-    else
-      os << "-";
-    os << " · ";
-  }
-  os << counts.ok << " ok · " << counts.failed << " failed · " << counts.skipped
-     << " skipped · " << counts.oom << " oom";
-  if (counts.diverged > 0) os << " · " << counts.diverged << " diverged";
-  if (counts.interrupted > 0) os << " · " << counts.interrupted << " interrupted";
-  if (counts.crashed > 0) os << " · " << counts.crashed << " crashed";
-  if (counts.contended > 0) os << " · " << counts.contended << " contended";
-  if (loss_warnings > 0)
-    os << " · " << loss_warnings << " loss-parity warning" << (loss_warnings == 1 ? "" : "s");
+  // Verdict line first: a reader of a PR comment sees the outcome without scrolling.
+  os << "### " << (headline.trouble ? "⚠️" : "✅") << " trainbench " << code(run.run_id) << ": ";
+  verdict_line(os, headline);
   os << "\n\n";
   if (grouped)
     os << "Matrix " << code(run.matrix_name.empty() ? "-" : run.matrix_name) << ", baseline " << code(run.baseline_id)
@@ -275,6 +274,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
     }
     os << '\n';
   }
+  const std::vector<std::string> warnings = warning_lines(headline);
   for (const auto& w : warnings) os << "- " << w << '\n';
   if (!warnings.empty()) os << '\n';
 

@@ -9,39 +9,6 @@
 
 namespace tb::report {
 
-StatusCounts status_counts(const RunResult& run) {
-  StatusCounts c;
-  if (run.summary) {
-    const auto& s = *run.summary;
-    c.ok = s.count(ScenarioStatus::ok);
-    c.failed = s.count(ScenarioStatus::failed);
-    c.skipped = s.count(ScenarioStatus::skipped);
-    c.oom = s.count(ScenarioStatus::oom);
-    c.diverged = s.count(ScenarioStatus::diverged);
-    c.interrupted = s.count(ScenarioStatus::interrupted);
-    c.crashed = s.count(ScenarioStatus::crashed);
-    c.contended = s.contended;
-    return c;
-  }
-  for (const auto& sc : run.scenarios) {
-    switch (sc.status) {
-      case ScenarioStatus::ok: ++c.ok; break;
-      case ScenarioStatus::failed: ++c.failed; break;
-      case ScenarioStatus::skipped: ++c.skipped; break;
-      case ScenarioStatus::oom: ++c.oom; break;
-      case ScenarioStatus::diverged: ++c.diverged; break;
-      case ScenarioStatus::interrupted: ++c.interrupted; break;
-      case ScenarioStatus::crashed: ++c.crashed; break;
-    }
-    if (sc.contended()) ++c.contended;
-  }
-  return c;
-}
-
-std::optional<GeomeanSpeedup> geomean_of(const RunResult& run) {
-  return run.summary ? run.summary->geomean : std::nullopt;
-}
-
 std::vector<WorkloadGroup> workload_groups(const RunResult& run) {
   std::vector<WorkloadGroup> groups;
   for (const auto& s : run.scenarios) {
@@ -83,31 +50,13 @@ std::string workload_heading(const WorkloadGroup& g) {
   return g.workload + ": speed-ups against " + g.baseline_id;
 }
 
-std::string workload_geomean_text(const WorkloadGroup& g) {
-  if (g.baseline_id.empty() && !g.annotated) return "-";
-  if (g.baseline_id.empty()) return "- (no scenario at the baseline's settings)";
-  return (g.geomean ? geomean_cell(*g.geomean) : std::string("-")) + " against " + g.baseline_id;
-}
-
-std::vector<SkipGroup> skip_groups(const RunResult& run) {
-  std::vector<SkipGroup> groups;
-  for (const auto& s : run.scenarios) {
-    if (s.status != ScenarioStatus::skipped) continue;
-    const std::string reason = s.message.empty() ? "(no reason recorded)" : s.message;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const SkipGroup& g) { return g.reason == reason; });
-    if (it == groups.end()) it = groups.insert(groups.end(), SkipGroup{reason, {}});
-    it->ids.push_back(s.id);
-  }
-  return groups;
-}
-
 std::string geomean_cell(const GeomeanSpeedup& g) {
   if (!g.ci_valid) return times(g.speedup) + " (no interval)";
   return times(g.speedup) + " [" + fixed(g.ci_low, 2) + ", " + fixed(g.ci_high, 2) + "]";
 }
 
 bool has_timing_columns(const ScenarioResult& s) {
-  return (s.status == ScenarioStatus::ok || s.status == ScenarioStatus::diverged) &&
+  return has_step_times(s.status) &&
          s.step_time_s.median > 0;
 }
 

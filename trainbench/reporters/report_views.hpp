@@ -1,5 +1,5 @@
-// What several reporters derive from a run's results the same way: status counts, cells shared
-// by the text formats, trace links, phase shares. The sections themselves are typed members of
+// What several reporters derive from a run's results the same way: cells shared by the text
+// formats, workload groups, trace links, phase shares (the headline over them: headline.hpp). The sections themselves are typed members of
 // the results (results/sections.hpp).
 #pragma once
 #include <cstdint>
@@ -16,21 +16,6 @@
 namespace tb::report {
 
 // The lenient field reads (support/json_fields.hpp) are tb:: functions, visible here unqualified.
-
-struct StatusCounts {
-  int ok = 0, failed = 0, skipped = 0, oom = 0, diverged = 0, interrupted = 0, crashed = 0, contended = 0;
-};
-// Counts by status (from run.summary when present, else counted from the scenarios).
-StatusCounts status_counts(const RunResult& run);
-
-// Skipped scenarios grouped by their reason, in the order each reason first appears: a matrix
-// that sweeps GPU-only settings on a CPU skips dozens for three reasons, and a line per scenario
-// would bury the rest of the report.
-struct SkipGroup {
-  std::string reason;
-  std::vector<std::string> ids;
-};
-std::vector<SkipGroup> skip_groups(const RunResult& run);
 
 // "1.24x [1.21, 1.28]", or "1.24x (no interval)".
 std::string geomean_cell(const GeomeanSpeedup& g);
@@ -62,14 +47,9 @@ std::vector<WorkloadGroup> table_sections(const RunResult& run);
 // baseline's settings, no speed-ups" ("gpt2" in a run without its summary): the line over a
 // workload's rows.
 std::string workload_heading(const WorkloadGroup& g);
-// "1.35x [1.30, 1.40] against resnet50/fp32/w0/a1/b32", or "- (no scenario at the baseline's
-// settings)" ("-" in a run without its summary): a workload's geomean line.
-std::string workload_geomean_text(const WorkloadGroup& g);
 
 // "ok", "ok, contended", "diverged": the status column.
 std::string status_cell(const ScenarioResult& s);
-// run.summary's geometric-mean speedup, if the run has one.
-std::optional<GeomeanSpeedup> geomean_of(const RunResult& run);
 
 // The profile's traces as {"host": path, "kineto": path}, paths relative to the results dir.
 std::map<std::string, std::string> traces_of(const ScenarioResult& s);

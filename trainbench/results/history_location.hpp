@@ -1,11 +1,11 @@
-// Where the history database lives when no command-line option names it. It used to be
-// results/history.sqlite relative to the working directory, so `trainbench compare --against
-// last` found nothing when run from another folder; now it is one file per user:
+// Where the history database lives when no command-line option names it: one file per user, so
+// that `trainbench compare --against last` finds the same history from any folder (a path
+// relative to the working directory would find nothing from another one):
 //
 //   1. the command line's --history PATH (`--db PATH` is its older spelling),
 //   2. $TRAINBENCH_HISTORY,
 //   3. ./results/history.sqlite when that file exists and the per-user default does not yet (a
-//      history recorded before this change is kept, not silently replaced; a note says so),
+//      history recorded in the working directory is kept, not silently replaced; a note says so),
 //   4. $XDG_DATA_HOME/trainbench/history.sqlite, else ~/.local/share/trainbench/history.sqlite,
 //   5. ./results/history.sqlite when neither XDG_DATA_HOME nor HOME is set.
 #pragma once

@@ -14,6 +14,8 @@ namespace tb {
 // the counters' order everywhere.
 enum class ScenarioStatus { ok, skipped, failed, oom, diverged, interrupted, crashed };
 inline constexpr int kScenarioStatusCount = 7;
+// Whether a scenario that ended so has measured step times: ok, and diverged (kept, labelled).
+inline bool has_step_times(ScenarioStatus s) { return s == ScenarioStatus::ok || s == ScenarioStatus::diverged; }
 const char* to_string(ScenarioStatus s);
 ScenarioStatus parse_status(const std::string& s);
 

@@ -40,6 +40,8 @@ struct LossParitySection {
   bool ok = true;
   std::int64_t steps_compared = 0;
 };
+// Whether a scenario's loss drifted past its tolerance (no check: no drift).
+inline bool loss_drifted(const std::optional<LossParitySection>& lp) { return lp && !lp->ok; }
 
 // extra.profile: the profiling pass of one scenario (profiling/torch/profile_pass.cpp).
 struct ProfileSection {
@@ -63,8 +65,8 @@ struct ScenarioCapacitySection {
   double peak_flops_per_s = 0;  // 0: no peak known, and then no MFU
   std::string peak_source, peak_detail;
   double mfu = 0;
-  // Why the MFU is not a utilisation (above 100%), else "". Files written before this field
-  // existed get the same explanation when they are read.
+  // Why the MFU is not a utilisation (above 100%), else "". A file without this field gets the
+  // same explanation when it is read.
   std::string mfu_error;
   std::optional<capacity::Projection> projection;
 };

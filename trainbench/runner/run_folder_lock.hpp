@@ -1,5 +1,5 @@
-// One run per output folder. Two runs given the same --out used to both finish "ok" while the
-// last writer's results.json silently replaced the other's; now the second is refused at once,
+// One run per output folder. Two runs given the same --out would both finish "ok" while the
+// last writer's results.json silently replaced the other's, so the second is refused at once,
 // before it measures anything.
 #pragma once
 #include <filesystem>

@@ -29,7 +29,7 @@ class SingleThread {
 
 TEST(PeakFlops, CpuFp32IsPositiveAndPlausible) {
   const SingleThread one_thread;
-  const PeakResult r = measure_matmul_peak("cpu", Precision::fp32, 256, 0.2);
+  const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::fp32, 256, 0.2);
   EXPECT_EQ(r.n, 256);
   EXPECT_EQ(r.dtype, "float32");
   EXPECT_EQ(r.device, "cpu");
@@ -52,7 +52,7 @@ TEST(PeakFlops, SweepRecordsSpreadPerSize) {
   options.sizes = {96, 160, 128};
   options.budget_s = 0.15;
   options.min_repeats = 4;
-  const PeakResult r = measure_matmul_peak("cpu", Precision::amp_bf16, options);
+  const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::amp_bf16, options);
   ASSERT_EQ(r.sizes.size(), 3u);
   double best = 0;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
@@ -87,22 +87,22 @@ TEST(PeakFlops, SweepRecordsSpreadPerSize) {
 TEST(PeakFlops, BadOptionsAreRejected) {
   PeakOptions zero;
   zero.sizes = {64, 0};
-  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, zero), std::invalid_argument);
+  EXPECT_THROW(measure_matmul_peak(DeviceKind::cpu, Precision::fp32, zero), std::invalid_argument);
   PeakOptions negative_budget;
   negative_budget.sizes = {64};
   negative_budget.budget_s = -1;
-  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, negative_budget), std::invalid_argument);
+  EXPECT_THROW(measure_matmul_peak(DeviceKind::cpu, Precision::fp32, negative_budget), std::invalid_argument);
 }
 
 TEST(PeakFlops, CpuBf16IsReal) {
   const SingleThread one_thread;
-  const PeakResult r = measure_matmul_peak("cpu", Precision::amp_bf16, 128, 0.1);
+  const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::amp_bf16, 128, 0.1);
   EXPECT_EQ(r.dtype, "bfloat16");
   EXPECT_GT(r.flops_per_s, 1e7);
 }
 
 TEST(PeakFlops, MeasuredPeakFeedsMfu) {
-  const PeakResult r = measure_matmul_peak("cpu", Precision::fp32, 128, 0.05);
+  const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::fp32, 128, 0.05);
   const auto peak = choose_peak(r.flops_per_s, "cpu", Precision::fp32, describe(r));
   ASSERT_TRUE(peak);
   EXPECT_EQ(peak->source, "measured");
@@ -110,26 +110,25 @@ TEST(PeakFlops, MeasuredPeakFeedsMfu) {
 }
 
 TEST(PeakFlops, UnavailableModesAreSkippedNotFaked) {
-  EXPECT_THROW(measure_matmul_peak("cpu", Precision::tf32, 64, 0.01), ScenarioSkipped);
-  EXPECT_THROW(measure_matmul_peak("tpu", Precision::fp32, 64, 0.01), std::invalid_argument);
-  EXPECT_THROW(measure_matmul_peak("cpu", Precision::fp32, -1, 0.01), std::invalid_argument);
+  EXPECT_THROW(measure_matmul_peak(DeviceKind::cpu, Precision::tf32, 64, 0.01), ScenarioSkipped);
+  EXPECT_THROW(measure_matmul_peak(DeviceKind::cpu, Precision::fp32, -1, 0.01), std::invalid_argument);
   if (!torch::cuda::is_available()) {
-    EXPECT_THROW(measure_matmul_peak("cuda", Precision::fp32, 64, 0.01), ScenarioSkipped);
+    EXPECT_THROW(measure_matmul_peak(DeviceKind::cuda, Precision::fp32, 64, 0.01), ScenarioSkipped);
   }
 }
 
 TEST(PeakFlops, Tf32FlagIsRestored) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: TF32 exists only on CUDA";
   const bool before = at::globalContext().allowTF32CuBLAS();
-  measure_matmul_peak("cuda", Precision::tf32, 1024, 0.1);
+  measure_matmul_peak(DeviceKind::cuda, Precision::tf32, 1024, 0.1);
   EXPECT_EQ(at::globalContext().allowTF32CuBLAS(), before);
 }
 
 TEST(PeakFlops, CudaPrecisionsOrderAsExpected) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  const auto fp32 = measure_matmul_peak("cuda", Precision::fp32, 4096, 0.3);
-  const auto tf32 = measure_matmul_peak("cuda", Precision::tf32, 4096, 0.3);
-  const auto bf16 = measure_matmul_peak("cuda", Precision::amp_bf16, 4096, 0.3);
+  const auto fp32 = measure_matmul_peak(DeviceKind::cuda, Precision::fp32, 4096, 0.3);
+  const auto tf32 = measure_matmul_peak(DeviceKind::cuda, Precision::tf32, 4096, 0.3);
+  const auto bf16 = measure_matmul_peak(DeviceKind::cuda, Precision::amp_bf16, 4096, 0.3);
   EXPECT_GT(fp32.flops_per_s, 1e12);
   // Tensor cores: TF32 beats IEEE fp32, 16-bit beats TF32.
   EXPECT_GT(tf32.flops_per_s, fp32.flops_per_s);

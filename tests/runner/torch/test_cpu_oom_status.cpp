@@ -35,7 +35,7 @@ TEST(CpuOom, RecordFailureTurnsAllocationFailuresIntoOom) {
        "shapes do not match"},
   };
   ScenarioParams params;
-  params.device = "cpu";
+  params.device = tb::DeviceKind::cpu;
   for (const auto& c : cases) {
     ScenarioResult r;
     try {

@@ -37,7 +37,7 @@ constexpr int kRanks = 2;
 ScenarioParams mlp_params(int batch, int accumulation, Precision precision) {
   ScenarioParams p;
   p.model = "mlp";
-  p.optimizer = "sgd";
+  p.optimizer = tb::OptimizerKind::sgd;
   p.learning_rate = 0.1;
   p.momentum = 0.9;
   p.precision = precision;

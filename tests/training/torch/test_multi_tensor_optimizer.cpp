@@ -140,25 +140,23 @@ TEST(MultiTensorOptimizer, OnlyFusedAdamAndSgdAreGraphSafe) {
 TEST(OptimizerFactory, BuildsWhatTheScenarioNames) {
   const auto params = fresh_parameters();
   ScenarioParams p;
-  p.optimizer = "adamw";
-  p.optimizer_impl = "for_loop";
+  p.optimizer = tb::OptimizerKind::adamw;
+  p.optimizer_impl = tb::OptimizerImpl::for_loop;
   EXPECT_NE(dynamic_cast<torch::optim::AdamW*>(make_optimizer(p, params).get()), nullptr);
-  p.optimizer_impl = "fused";
+  p.optimizer_impl = tb::OptimizerImpl::fused;
   const auto fused = make_optimizer(p, params);
   const auto* multi = dynamic_cast<MultiTensorOptimizer*>(fused.get());
   ASSERT_NE(multi, nullptr);
   EXPECT_EQ(multi->options().algorithm, "adamw");
   EXPECT_EQ(multi->options().kernel, UpdateKernel::fused);
-  p.optimizer = "sgd";
-  p.optimizer_impl = "for_loop";
+  p.optimizer = tb::OptimizerKind::sgd;
+  p.optimizer_impl = tb::OptimizerImpl::for_loop;
   EXPECT_NE(dynamic_cast<torch::optim::SGD*>(make_optimizer(p, params).get()), nullptr);
-  p.optimizer = "rmsprop";
-  EXPECT_THROW(make_optimizer(p, params), InputError);
   // Graph safety: for_loop and foreach Adam keep host-side step counts.
-  p.optimizer = "adam";
-  p.optimizer_impl = "foreach";
+  p.optimizer = tb::OptimizerKind::adam;
+  p.optimizer_impl = tb::OptimizerImpl::foreach;
   EXPECT_NE(optimizer_graph_unsafe_reason(p), nullptr);
-  p.optimizer_impl = "fused";
+  p.optimizer_impl = tb::OptimizerImpl::fused;
   EXPECT_EQ(optimizer_graph_unsafe_reason(p), nullptr);
 }
 

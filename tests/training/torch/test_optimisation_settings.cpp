@@ -33,7 +33,7 @@ TEST(OptimisationSettings, DefaultsRunEverywhere) {
   auto mlp = build("mlp", "synthetic", {{"samples", 8}, {"features", 4}});
   ScenarioParams p;
   EXPECT_EQ(reason(p, mlp), "");
-  p.optimizer_impl = "fused";  // fused Adam has a CPU kernel
+  p.optimizer_impl = tb::OptimizerImpl::fused;  // fused Adam has a CPU kernel
   EXPECT_EQ(reason(p, mlp), "");
 }
 
@@ -49,7 +49,7 @@ TEST(OptimisationSettings, CudaOnlyValuesAreRefusedOnTheCpuWithTheirReason) {
   };
   for (const auto& c : kCudaOnly) {
     ScenarioParams p;
-    p.device = "cpu";
+    p.device = tb::DeviceKind::cpu;
     c.set(p);
     EXPECT_EQ(reason(p, cnn).rfind(c.starts, 0), 0u) << reason(p, cnn);
   }
@@ -59,9 +59,9 @@ TEST(OptimisationSettings, CudaGraphsRefuseWhatCannotBeCaptured) {
   // Checked without a GPU: the device test comes first, so ask as if on CUDA.
   auto cnn = build("resnet", "synthetic", {{"samples", 8}, {"shape", {3, 8, 8}}});
   ScenarioParams p;
-  p.device = "cuda";
+  p.device = tb::DeviceKind::cuda;
   p.cuda_graphs = true;
-  p.optimizer = "sgd";
+  p.optimizer = tb::OptimizerKind::sgd;
   EXPECT_EQ(reason(p, cnn), "");
   p.precision = Precision::amp_fp16;
   EXPECT_NE(reason(p, cnn).find("gradient scaler"), std::string::npos) << reason(p, cnn);
@@ -69,9 +69,9 @@ TEST(OptimisationSettings, CudaGraphsRefuseWhatCannotBeCaptured) {
   p.world_size = 2;
   EXPECT_NE(reason(p, cnn).find("reducer"), std::string::npos) << reason(p, cnn);
   p.world_size = 1;
-  p.optimizer = "adam";
+  p.optimizer = tb::OptimizerKind::adam;
   EXPECT_NE(reason(p, cnn).find("optimizer_impl \"fused\""), std::string::npos) << reason(p, cnn);
-  p.optimizer_impl = "fused";
+  p.optimizer_impl = tb::OptimizerImpl::fused;
   EXPECT_EQ(reason(p, cnn), "");
 }
 
@@ -79,7 +79,7 @@ TEST(OptimisationSettings, ChannelsLastNeedsConvolutionWeights) {
   auto mlp = build("mlp", "synthetic", {{"samples", 8}, {"features", 4}});
   auto cnn = build("resnet", "synthetic", {{"samples", 8}, {"shape", {3, 8, 8}}});
   ScenarioParams p;
-  p.memory_format = "channels_last";
+  p.memory_format = tb::MemoryFormatKind::channels_last;
   p.model = "mlp";
   EXPECT_EQ(reason(p, mlp), "memory_format channels_last: model 'mlp' has no 4-d (convolution) weights and no "
                             "image inputs, so nothing would change");

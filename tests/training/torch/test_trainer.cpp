@@ -23,7 +23,7 @@ namespace {
 ScenarioParams mlp_params(int batch, int accumulation) {
   ScenarioParams p;
   p.model = "mlp";
-  p.optimizer = "sgd";
+  p.optimizer = tb::OptimizerKind::sgd;
   p.learning_rate = 0.1;
   p.momentum = 0.0;
   p.batch = batch;
@@ -199,10 +199,10 @@ void expect_close(const std::vector<at::Tensor>& a, const std::vector<at::Tensor
 
 TEST(Trainer, ChannelsLastConvertsTheWeightsAndTrainsTheSame) {
   ScenarioParams contiguous;
-  contiguous.optimizer = "sgd";
+  contiguous.optimizer = tb::OptimizerKind::sgd;
   contiguous.learning_rate = 0.05;
   ScenarioParams nhwc = contiguous;
-  nhwc.memory_format = "channels_last";
+  nhwc.memory_format = tb::MemoryFormatKind::channels_last;
   bool converted = false;
   const auto expected = resnet_after(contiguous, 2);
   const auto actual = resnet_after(nhwc, 2, &converted);
@@ -213,12 +213,12 @@ TEST(Trainer, ChannelsLastConvertsTheWeightsAndTrainsTheSame) {
 
 TEST(Trainer, ForeachAndFusedOptimizersTrainTheSame) {
   ScenarioParams loop;
-  loop.optimizer = "adamw";
+  loop.optimizer = tb::OptimizerKind::adamw;
   loop.weight_decay = 0.01;
   loop.learning_rate = 1e-2;
   const auto expected = resnet_after(loop, 3);
-  for (const char* impl : {"foreach", "fused"}) {
-    SCOPED_TRACE(impl);
+  for (const OptimizerImpl impl : {OptimizerImpl::foreach, OptimizerImpl::fused}) {
+    SCOPED_TRACE(to_string(impl));
     ScenarioParams p = loop;
     p.optimizer_impl = impl;
     expect_close(resnet_after(p, 3), expected, 1e-5, 1e-6);

@@ -24,7 +24,7 @@ namespace {
 // else (GPU) the device's total memory. On the CPU a budget is required: an OOM there is the
 // kernel's OOM killer, not a polite error.
 std::pair<std::int64_t, std::string> memory_limit(const MatrixSpec& spec, const RunOptions& options,
-                                                  const std::string& device) {
+                                                  DeviceKind device) {
   if (options.memory_budget_bytes > 0) return {options.memory_budget_bytes, "--memory-budget"};
   if (spec.capacity.is_object() && spec.capacity.contains("memory_budget")) {
     const auto& v = spec.capacity.at("memory_budget");
@@ -32,7 +32,7 @@ std::pair<std::int64_t, std::string> memory_limit(const MatrixSpec& spec, const 
                           : v.get<std::int64_t>(),
             "capacity.memory_budget"};
   }
-  if (device == "cuda") return {static_cast<std::int64_t>(at::accelerator::getMemoryInfo(0).second), "device total"};
+  if (device == DeviceKind::cuda) return {static_cast<std::int64_t>(at::accelerator::getMemoryInfo(0).second), "device total"};
   throw InputError(spec.file, "capacity.memory_budget",
                    "a batch search on the CPU needs a memory budget (--memory-budget 4GiB or "
                    "capacity.memory_budget)");
@@ -78,7 +78,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
       try {
         const auto r = run_scenario(p, quiet);
         if (interrupted()) throw Interrupted();  // a cut-short probe says nothing about fitting
-        probe.peak_bytes = p.device == "cuda" ? r.memory.peak_reserved_bytes : r.memory.peak_rss_bytes;
+        probe.peak_bytes = p.device == DeviceKind::cuda ? r.memory.peak_reserved_bytes : r.memory.peak_rss_bytes;
         probe.fits = capacity::fits_budget(probe.peak_bytes, limit_bytes);
         probe.samples_per_s = r.samples_per_s;
         if (!probe.fits) probe.note = "over the memory limit of " + capacity::format_bytes(limit_bytes);

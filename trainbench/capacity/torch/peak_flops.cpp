@@ -17,32 +17,27 @@
 #include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/precision.hpp>
 
-// Why the peak is measured this way (issue 8: the bf16 CPU peak came out 1.92, 0.268 and
-// 2.1 TFLOP/s in three runs while fp32 stayed put, and an MFU of 107% followed).
+// Why the peak is measured this way. On a CPU whose cores are shared (2 vCPUs with a compiler
+// beside the benchmark, load average 3-5), a multi-threaded GEMM ends every call at a barrier;
+// when one of its threads has been descheduled, the call waits for that thread's next time
+// slice. With CONFIG_HZ=250 the per-call time then snaps to whole 4 ms ticks: the median of 2 ms
+// samples of a 2-thread bf16 n=1024 matmul reads 89.5 GFLOP/s (6 ticks) in some runs and 67.2
+// GFLOP/s (8 ticks) in others while the fastest call runs at 155 GFLOP/s, and at n=256 the median
+// call is 40x below one thread alone. Whether a median of short calls lands on the fast or a slow
+// mode depends on how many ticks a call straddles, so it jumps by integer factors between runs
+// (bf16 peaks of 1.92, 0.268 and 2.1 TFLOP/s, and MFUs above 100%, follow). bf16 is hit hardest
+// because its calls are the shortest (oneDNN brg_matmul:avx512_core_bf16, 2-3x faster than MKL's
+// fp32 sgemm at the same n, about one tick long); fp32 calls span many ticks and average the
+// stalls out. Kernel choice is not the cause: ONEDNN_VERBOSE shows the same brgemm kernel at every
+// size from 256 to 2048. The first call at a shape is slower (oneDNN JIT-compiles a primitive per
+// shape: 1.2 ms against 0.25 ms for bf16 n=256 on one thread).
 //
-// The old measurement timed ONE size (n=1024 on the CPU) in ~2 ms samples and took their median.
-// On a CPU whose cores are shared (here: 2 vCPUs, a compiler running beside the benchmark, load
-// average 3-5), a multi-threaded GEMM ends every call at a barrier; when one of its threads has
-// been descheduled, the call waits for that thread's next time slice. With CONFIG_HZ=250 the
-// per-call time then snaps to whole 4 ms ticks: the old median of a 2-thread bf16 n=1024 matmul
-// read exactly 89.5 GFLOP/s (24.0 ms = 6 ticks) in four runs and 67.2 GFLOP/s (32.0 ms = 8 ticks)
-// in four later runs, while the fastest single call ran at 155 GFLOP/s; at n=256 the median call
-// took 24 ms for 34 MFLOP (1.4 GFLOP/s, 40x below one thread alone), at n=512 12.0 ms. Whether
-// the median lands on the fast or a slow mode depends on how many ticks a call straddles, so it
-// jumps by integer factors between runs. bf16 is hit hardest because its calls are the shortest
-// (oneDNN brg_matmul:avx512_core_bf16, 2-3x faster than MKL's fp32 sgemm at the same n, so about
-// one tick long); fp32 calls span many ticks and average the stalls out, hence "fp32 stable".
-// Path and kernel choice are not the cause: ONEDNN_VERBOSE shows the same brgemm kernel at every
-// size from 256 to 2048. The first call at a shape is slower (oneDNN creates and JIT-compiles a
-// primitive per shape: 1.2 ms against 0.25 ms for bf16 n=256 on one thread), which the warm-up
-// absorbs.
-//
-// So the peak is now: a warm-up per size (first call, then >= 50 ms), several sizes interleaved
-// in rounds (a burst of load elsewhere hits every size, not one), timed blocks that last tens of
-// milliseconds on the CPU (many ticks each, so a stall costs a block a fraction, not a factor),
-// at least min_repeats blocks per size, and the best size's MEDIAN block rate. With the same load
-// the new figure for bf16 read 86-93 GFLOP/s over four runs (blocks within 13-27% of each other,
-// n=1536 best) where the old one gave 67.1-67.8. The spread is stored with the result so a
+// Hence: a warm-up per size (first call, then >= 50 ms), several sizes interleaved in rounds (a
+// burst of load elsewhere hits every size, not one), timed blocks that last tens of milliseconds
+// on the CPU (many ticks each, so a stall costs a block a fraction, not a factor), at least
+// min_repeats blocks per size, and the best size's MEDIAN block rate. Under the same load this
+// reads 86-93 GFLOP/s for bf16 over four runs (blocks within 13-27% of each other, n=1536 best),
+// where a median of single 2 ms calls gave 67.1-67.8. The spread is stored with the result so a
 // noisy peak can be seen, and an MFU above 100% is reported as a measurement error, never as a
 // utilisation (capacity::mfu_error).
 
@@ -146,15 +141,11 @@ std::string joined_sizes(const std::vector<PeakSizeResult>& sizes) {
 
 }  // namespace
 
-PeakResult measure_matmul_peak(const std::string& device, Precision precision,
-                               const PeakOptions& options) {
-  if (device != "cpu" && device != "cuda")
-    throw std::invalid_argument("measure_matmul_peak: device must be \"cpu\" or \"cuda\", got \"" +
-                                device + "\"");
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const PeakOptions& options) {
   for (int n : options.sizes)
     if (n < 1) throw std::invalid_argument("measure_matmul_peak: sizes must be >= 1");
   if (!(options.budget_s >= 0)) throw std::invalid_argument("measure_matmul_peak: budget_s must be >= 0");
-  const bool cuda = device == "cuda";
+  const bool cuda = device == DeviceKind::cuda;
   if (cuda && !torch::cuda::is_available())
     throw ScenarioSkipped("matmul peak on cuda: no CUDA device available");
   const PrecisionDefinition& mode = definition(precision);
@@ -198,7 +189,7 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
 
   PeakResult r;
   r.dtype = matmul_operands(precision);
-  r.device = device;
+  r.device = to_string(device);
   r.threads = at::get_num_threads();
   for (const auto& run : runs) r.sizes.push_back(summarize(run));
   const auto best = std::max_element(r.sizes.begin(), r.sizes.end(), [](const auto& x, const auto& y) {
@@ -216,7 +207,7 @@ PeakResult measure_matmul_peak(const std::string& device, Precision precision,
   return r;
 }
 
-PeakResult measure_matmul_peak(const std::string& device, Precision precision, int n,
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n,
                                double budget_s) {
   if (n < 0) throw std::invalid_argument("measure_matmul_peak: n must be >= 0");
   PeakOptions options;

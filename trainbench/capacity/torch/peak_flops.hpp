@@ -53,15 +53,13 @@ struct PeakOptions {
 //              amp_bf16: bfloat16 operands; amp_fp16: float16 operands (as autocast would run
 //              the matmuls). bf16/fp16 on the CPU are real (oneDNN brgemm with AVX512-BF16
 //              where the CPU has it).
-//   device     "cpu" (std::chrono::steady_clock) or "cuda" (CUDA events on the current stream).
+//   device     cpu (std::chrono::steady_clock) or cuda (CUDA events on the current stream).
 // Throws tb::ScenarioSkipped when the device or mode is unavailable (no GPU, tf32 on the CPU),
-// std::invalid_argument for an unknown device, a size < 1 or a budget < 0. Restores the TF32 flag.
-PeakResult measure_matmul_peak(const std::string& device, Precision precision,
-                               const PeakOptions& options);
+// std::invalid_argument for a size < 1 or a budget < 0. Restores the TF32 flag.
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const PeakOptions& options);
 
 // One size (n > 0) or the default sweep (n = 0) within budget_s.
-PeakResult measure_matmul_peak(const std::string& device, Precision precision, int n = 0,
-                               double budget_s = 3.0);
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n = 0, double budget_s = 3.0);
 
 // "matmul n=8192 bfloat16 on cuda" (PeakFlops::detail in utilization.hpp).
 std::string describe(const PeakResult& peak);

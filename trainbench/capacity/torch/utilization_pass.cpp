@@ -28,7 +28,7 @@ std::string gpu_name(const RunResult& run) {
 // ranks of one node share its cores, and the peak was measured with all of them).
 int devices_used(const RunResult& run, const ScenarioParams& p) {
   if (p.world_size <= 1) return 1;
-  if (p.device == "cuda") return p.world_size;
+  if (p.device == DeviceKind::cuda) return p.world_size;
   const int per_node = run.extra.value("ranks", nlohmann::json::object()).value("local_world_size", 1);
   return std::max(1, (p.world_size + std::max(1, per_node) - 1) / std::max(1, per_node));
 }
@@ -64,7 +64,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
     projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
   if (cap.contains("price_per_kwh")) projection_options.price_per_kwh = cap.at("price_per_kwh").get<double>();
 
-  std::map<std::pair<std::string, Precision>, MeasuredPeak> peaks;
+  std::map<std::pair<DeviceKind, Precision>, MeasuredPeak> peaks;
   run.extra["peaks"] = nlohmann::json::array();
   for (auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok || !s.extra.contains("flops_per_sample")) continue;
@@ -79,7 +79,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
           m.detail = capacity::describe(peak);
           if (listener) {
             listener->message("  peak " + std::string(to_string(s.params.precision)) + " on " +
-                              s.params.device + ": " + std::to_string(std::lround(peak.flops_per_s / 1e9)) +
+                              to_string(s.params.device) + ": " + std::to_string(std::lround(peak.flops_per_s / 1e9)) +
                               " GFLOP/s, " + m.detail + "\n");
             if (peak.rel_spread > kNoisyPeakSpread)
               listener->warning("the " + std::string(to_string(s.params.precision)) +
@@ -87,7 +87,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
                                 "% (a busy machine?); MFU against it is uncertain");
           }
           run.extra["peaks"].push_back(
-              {{"device", s.params.device}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
+              {{"device", to_string(s.params.device)}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
         } catch (const std::exception& e) {
           m.detail = e.what();
         }

@@ -25,7 +25,7 @@ void record_failure(ScenarioResult& r, const ScenarioParams& params, std::except
     const std::string what = e.what_without_backtrace();
     const auto cpu = cpu_oom_message(what);  // some LibTorch versions raise this type on the CPU too
     r.message = cpu ? *cpu : "CUDA out of memory: " + what;
-    if (params.device == "cuda") at::accelerator::emptyCache();
+    if (params.device == DeviceKind::cuda) at::accelerator::emptyCache();
   } catch (const MemoryBudgetExceeded& e) {
     r.status = ScenarioStatus::oom;
     r.message = e.what();

@@ -41,13 +41,11 @@ namespace tb {
 namespace {
 
 // One device per rank: a rank takes the GPU of its place on the node.
-c10::Device resolve_device(const std::string& device, const RunOptions& options) {
-  if (device != "cuda") return c10::Device(c10::kCPU);
+c10::Device resolve_device(DeviceKind device, const RunOptions& options) {
+  if (device != DeviceKind::cuda) return c10::Device(c10::kCPU);
   const int local_rank = options.world ? options.world->environment().local_rank : 0;
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(local_rank));
 }
-
-bool is_data_parallel(const ScenarioParams& p) { return p.world_size > 1 || p.reducer == "always"; }
 
 std::string host_name() {
   char buf[256] = {};
@@ -259,7 +257,7 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
     DataParallelSection dp;
     dp.backend = s.group->backend();
     dp.world_size = p.world_size;
-    dp.scaling = p.scaling;
+    dp.scaling = to_string(p.scaling);
     dp.global_batch = global_batch(p);
     dp.bucket_mb = p.data_parallel.bucket_mb;
     dp.buckets = s.reducer->buckets();

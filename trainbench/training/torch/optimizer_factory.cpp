@@ -4,42 +4,39 @@
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
-#include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/multi_tensor_optimizer.hpp>
 
 namespace tb {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ScenarioParams& params,
                                                         std::vector<at::Tensor> parameters) {
-  const std::string& name = params.optimizer;
-  if (name != "adam" && name != "adamw" && name != "sgd")
-    throw InputError("matrix", "optimizer", "unknown optimizer '" + name + "' (adam, adamw, sgd)");
-  const std::string& impl = params.optimizer_impl;
-  if (impl == "foreach" || impl == "fused") {
+  const OptimizerImpl impl = params.optimizer_impl;
+  if (impl != OptimizerImpl::for_loop) {
     MultiTensorOptions o;
-    o.algorithm = name;
-    o.kernel = impl == "fused" ? UpdateKernel::fused : UpdateKernel::foreach;
+    o.algorithm = to_string(params.optimizer);
+    o.kernel = impl == OptimizerImpl::fused ? UpdateKernel::fused : UpdateKernel::foreach;
     o.lr = params.learning_rate;
     o.weight_decay = params.weight_decay;
     o.momentum = params.momentum;
     return std::make_unique<MultiTensorOptimizer>(std::move(parameters), o);
   }
-  if (impl != "for_loop")
-    throw InputError("matrix", "axes.optimizer_impl", "unknown optimizer_impl '" + impl + "' (for_loop, foreach, fused)");
-  if (name == "adam")
-    return std::make_unique<torch::optim::Adam>(
-        std::move(parameters), torch::optim::AdamOptions(params.learning_rate).weight_decay(params.weight_decay));
-  if (name == "adamw")
-    return std::make_unique<torch::optim::AdamW>(
-        std::move(parameters), torch::optim::AdamWOptions(params.learning_rate).weight_decay(params.weight_decay));
+  switch (params.optimizer) {
+    case OptimizerKind::adam:
+      return std::make_unique<torch::optim::Adam>(
+          std::move(parameters), torch::optim::AdamOptions(params.learning_rate).weight_decay(params.weight_decay));
+    case OptimizerKind::adamw:
+      return std::make_unique<torch::optim::AdamW>(
+          std::move(parameters), torch::optim::AdamWOptions(params.learning_rate).weight_decay(params.weight_decay));
+    case OptimizerKind::sgd: break;
+  }
   return std::make_unique<torch::optim::SGD>(
       std::move(parameters),
       torch::optim::SGDOptions(params.learning_rate).momentum(params.momentum).weight_decay(params.weight_decay));
 }
 
 const char* optimizer_graph_unsafe_reason(const ScenarioParams& params) {
-  if (params.optimizer == "sgd" || params.optimizer_impl == "fused") return nullptr;
-  return params.optimizer_impl == "foreach"
+  if (params.optimizer == OptimizerKind::sgd || params.optimizer_impl == OptimizerImpl::fused) return nullptr;
+  return params.optimizer_impl == OptimizerImpl::foreach
              ? "foreach Adam computes its bias correction on the host from the step count, which a graph replay "
                "would freeze: use optimizer_impl \"fused\" (step counts on the device) or sgd"
              : "LibTorch's Adam keeps its step count on the host and computes its bias correction there, which a "

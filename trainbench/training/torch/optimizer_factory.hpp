@@ -12,7 +12,8 @@
 
 namespace tb {
 
-// Throws InputError("matrix", "optimizer"/"axes.optimizer_impl") for an unknown name.
+// The optimizer and update kernel the scenario names (unknown names are refused where the
+// matrix is parsed).
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ScenarioParams& params,
                                                         std::vector<at::Tensor> parameters);
 

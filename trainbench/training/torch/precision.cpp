@@ -39,10 +39,8 @@ PrecisionSupport check_cuda(Precision precision) {
 
 }  // namespace
 
-PrecisionSupport check_precision(Precision precision, const std::string& device) {
-  if (device == "cpu") return check_cpu(precision);
-  if (device == "cuda") return check_cuda(precision);
-  return no("unknown device '" + device + "' (expected cpu or cuda)");
+PrecisionSupport check_precision(Precision precision, DeviceKind device) {
+  return device == DeviceKind::cuda ? check_cuda(precision) : check_cpu(precision);
 }
 
 bool needs_grad_scaler(Precision precision) { return definition(precision).grad_scaler; }
@@ -58,10 +56,8 @@ c10::ScalarType scalar_type(ReducedDtype dtype) {
 
 c10::ScalarType autocast_dtype(Precision precision) { return scalar_type(definition(precision).reduced_dtype); }
 
-c10::DeviceType device_type_of(const std::string& device) {
-  if (device == "cpu") return c10::DeviceType::CPU;
-  if (device == "cuda") return c10::DeviceType::CUDA;
-  throw std::invalid_argument("unknown device '" + device + "' (expected cpu or cuda)");
+c10::DeviceType device_type_of(DeviceKind device) {
+  return device == DeviceKind::cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
 }
 
 PrecisionGuard::PrecisionGuard(Precision precision)

@@ -17,9 +17,9 @@ struct PrecisionSupport {
   std::string reason;  // why not, when unsupported (recorded as the scenario's skip message)
 };
 
-// Whether `precision` is a meaningful training mode on `device` ("cpu" or "cuda") in this
-// process (CUDA cases look at the current GPU).
-PrecisionSupport check_precision(Precision precision, const std::string& device);
+// Whether `precision` is a meaningful training mode on `device` in this process (CUDA cases look
+// at the current GPU).
+PrecisionSupport check_precision(Precision precision, DeviceKind device);
 
 // Loss scaling is needed for float16 only: bfloat16 has float32's exponent range.
 bool needs_grad_scaler(Precision precision);
@@ -30,8 +30,8 @@ c10::ScalarType scalar_type(ReducedDtype dtype);
 // The autocast compute dtype (kHalf / kBFloat16), or kFloat for the non-autocast modes.
 c10::ScalarType autocast_dtype(Precision precision);
 
-// "cpu" -> kCPU, "cuda" -> kCUDA; throws std::invalid_argument for anything else.
-c10::DeviceType device_type_of(const std::string& device);
+// cpu -> kCPU, cuda -> kCUDA.
+c10::DeviceType device_type_of(DeviceKind device);
 
 // Sets the TF32 flags for a scenario's lifetime (on for tf32, off for every other mode so that
 // fp32 regions measure IEEE float32), restoring the previous flags on destruction.
@@ -54,7 +54,7 @@ class PrecisionGuard {
 class AutocastScope {
  public:
   AutocastScope(Precision precision, c10::DeviceType device_type);
-  AutocastScope(Precision precision, const std::string& device)
+  AutocastScope(Precision precision, DeviceKind device)
       : AutocastScope(precision, device_type_of(device)) {}
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;

@@ -19,7 +19,7 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
       model_(model),
       data_(data),
       device_(device),
-      input_format_(params.memory_format == "channels_last" ? c10::MemoryFormat::ChannelsLast
+      input_format_(params.memory_format == MemoryFormatKind::channels_last ? c10::MemoryFormat::ChannelsLast
                                                              : c10::MemoryFormat::Preserve),
       scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
       timer_(StepTimer::create(device, boundaries_per_step(params.accumulation))),
