@@ -125,7 +125,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
   }
   for (const auto& s : run.scenarios)
     if (s.contended())
-      os << "contended " << s.id << ": " << s.disturbance.value("reason", std::string()) << '\n';
+      os << "contended " << s.id << ": " << s.disturbance_reason() << '\n';
   bool warned = false;
   for (const auto& s : run.scenarios) {
     auto lp = s.loss_parity;

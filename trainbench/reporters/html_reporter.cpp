@@ -124,7 +124,7 @@ void render_header(std::ostream& os, const RunResult& run) {
   for (const auto& s : run.scenarios)
     if (s.contended())
       items << "<li><span class=\"warn\">contended</span>: <code>" << esc(s.id) << "</code>: "
-            << esc(s.disturbance.value("reason", std::string())) << "</li>\n";
+            << esc(s.disturbance_reason()) << "</li>\n";
   if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
 }
 

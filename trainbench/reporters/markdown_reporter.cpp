@@ -214,7 +214,7 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
       warnings.push_back("🛑 **crashed** " + code(s.id) + ": " + reason);
     if (s.contended())
       warnings.push_back("🐢 **contended** " + code(s.id) + ": " +
-                         cell(s.disturbance.value("reason", std::string())));
+                         cell(s.disturbance_reason()));
   }
 
   for (const auto& g : skip_groups(run)) {
