@@ -32,7 +32,7 @@ class MergeCommand : public ::testing::Test {
   std::vector<std::string> write_shards(int count) {
     std::vector<std::string> dirs;
     for (auto& s : tb::testing::shards_of(tb::testing::full_matrix(), count)) {
-      const auto dir = dir_ / ("shard-" + std::to_string(s.run.extra["shard"]["index"].get<int>()));
+      const auto dir = dir_ / ("shard-" + std::to_string(s.run.provenance.shard->shard.index));
       save_results(s.run, (dir / "results.json").string());
       dirs.push_back(dir.string());
     }
@@ -128,7 +128,9 @@ TEST_F(MergeCommand, MissingShardMergesWhenAllowedWithAWarning) {
   const auto dirs = write_shards(3);
   ASSERT_EQ(merge({dirs[0], dirs[2], "--out", out_dir(), "--allow-missing-shards"}), 0) << err_.str();
   EXPECT_NE(err_.str().find("warning: shard 1/3 missing"), std::string::npos) << err_.str();
-  EXPECT_EQ(load_results(out_dir()).extra["merge"]["missing"], nlohmann::json::array({1}));
+  const auto merged = load_results(out_dir());
+  ASSERT_TRUE(merged.provenance.merge);
+  EXPECT_EQ(merged.provenance.merge->missing, std::vector<int>{1});
 }
 
 TEST_F(MergeCommand, MixedEnvironmentsExitThreeUnlessAllowed) {

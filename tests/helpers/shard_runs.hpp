@@ -54,7 +54,7 @@ inline RunResult shard_run(const std::vector<ScenarioParams>& all, const Shard& 
   }
   run.baseline_id = scenario_id(all.front());
   run.matrix_digest = scenarios_digest(shard_scenarios(all, shard));
-  run.extra["shard"] = shard_record(shard, all);
+  run.provenance.shard = shard_record(shard, all);
   annotate_run(run);
   return run;
 }

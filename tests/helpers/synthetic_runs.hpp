@@ -71,9 +71,11 @@ inline ScenarioResult make_segmented_scenario(const std::string& model, Precisio
 
 // Marks a scenario as measured on a loaded machine.
 inline ScenarioResult contended(ScenarioResult s, double other_cores = 1.8) {
-  s.disturbance = {{"contended", true},
-                   {"other_cpu_cores", other_cores},
-                   {"reason", "other processes used " + std::to_string(other_cores) + " cores"}};
+  Disturbance d;
+  d.contended = true;
+  d.other_cpu_cores = other_cores;
+  d.reason = "other processes used " + std::to_string(other_cores) + " cores";
+  s.disturbance = d;
   return s;
 }
 

@@ -364,7 +364,7 @@ TEST(CompareRuns, AbSessionSidesArePairedByRound) {
   auto side = [&](const std::string& id, const std::string& which, double base, std::uint64_t seed) {
     RunResult r = make_run(id, {tb::testing::make_segmented_scenario("mlp", Precision::fp32, 32,
                                                                      medians(base), 10, 0.01, seed)});
-    r.extra["ab_session"] = {{"id", "ab-1"}, {"side", which}};
+    r.provenance.ab_session = tb::AbSessionProvenance{"ab-1", which, std::nullopt};
     return r;
   };
   CompareOptions o;
@@ -383,7 +383,7 @@ TEST(CompareRuns, AbSessionSidesArePairedByRound) {
 
   // Not one session (different ids, or both "old"): unpaired, and the drift swamps the 10%.
   RunResult other = side("ab-2-new", "new", 0.011, 50);
-  other.extra["ab_session"]["id"] = "ab-2";
+  other.provenance.ab_session->id = "ab-2";
   const auto unpaired = compare_runs(old_run, other, o);
   EXPECT_FALSE(unpaired.paired);
   EXPECT_FALSE(unpaired.regression);

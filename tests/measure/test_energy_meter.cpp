@@ -114,8 +114,8 @@ TEST(EnergyMeter, PerStepAndPerJouleOverTheSegmentsOnly) {
   const EnergyResult r = meter.result();
   ASSERT_TRUE(r.available) << r.reason;
   EXPECT_DOUBLE_EQ(r.joules, 20.0);
-  EXPECT_DOUBLE_EQ(r.joules_per_step(), 2.0);
-  EXPECT_DOUBLE_EQ(r.samples_per_joule(), 32.0);
+  EXPECT_DOUBLE_EQ(r.joules_per_step, 2.0);
+  EXPECT_DOUBLE_EQ(r.samples_per_joule, 32.0);
   const nlohmann::json j = r;
   EXPECT_EQ(j.at("source"), "rapl");
   EXPECT_EQ(j.at("joules_per_step"), 2.0);

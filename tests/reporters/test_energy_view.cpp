@@ -8,7 +8,7 @@ namespace {
 
 ScenarioResult with_energy(nlohmann::json energy) {
   ScenarioResult s;
-  s.extra["energy"] = std::move(energy);
+  s.energy = energy.get<EnergyResult>();
   return s;
 }
 

@@ -301,7 +301,8 @@ TEST(CsvReporter, QuotesPerRfc4180AndHasOneRowPerScenario) {
 
 TEST(GbenchReporter, OnlyOkScenariosWithMedianMicroseconds) {
   auto run = fixture_run();
-  run.scenarios[0].disturbance["process_cpu_s"] = 0.5 * run.scenarios[0].measured_steps * run.scenarios[0].step_time_s.median;
+  run.scenarios[0].disturbance.emplace().process_cpu_s =
+      0.5 * run.scenarios[0].measured_steps * run.scenarios[0].step_time_s.median;
   const auto doc = GbenchReporter::to_gbench_json(run);
   ASSERT_EQ(doc.at("benchmarks").size(), 7u);
   const auto& first = doc.at("benchmarks").at(0);

@@ -45,10 +45,11 @@ TEST(Merge, AllShardsGiveTheUnshardedScenarioSetInMatrixOrder) {
     EXPECT_EQ(run.matrix_digest, scenarios_digest(all));
     EXPECT_EQ(run.baseline_id, scenario_id(all.front()));
     EXPECT_EQ(run.run_id, "run-0-merged");
-    EXPECT_FALSE(run.extra.contains("shard"));
-    EXPECT_EQ(run.extra["merge"]["count"], count);
-    EXPECT_EQ(run.extra["merge"]["shards"].size(), static_cast<std::size_t>(count));
-    EXPECT_EQ(run.extra["merge"]["shards"][0]["location"], "results/shard-0");
+    EXPECT_FALSE(run.provenance.shard);
+    ASSERT_TRUE(run.provenance.merge);
+    EXPECT_EQ(run.provenance.merge->count, count);
+    EXPECT_EQ(run.provenance.merge->shards.size(), static_cast<std::size_t>(count));
+    EXPECT_EQ(run.provenance.merge->shards[0].location, "results/shard-0");
     ASSERT_TRUE(run.summary.has_value());
     // Two workloads (mlp, cnn), each against its own scenario at the baseline's settings.
     EXPECT_EQ(run.summary->compared, static_cast<int>(all.size()) - 2);
@@ -68,7 +69,7 @@ TEST(Merge, ScenariosOfAnotherShardAreNotPairedWithTheBaseline) {
   // Two shards: some scenarios share their workload baseline's shard, others do not.
   const RunResult run = merge_shards(shards_of(all, 2), {.run_id = "merged"}).run;
   EXPECT_EQ(run.run_id, "merged");
-  const auto shard_of = [](const ScenarioResult& s) { return s.extra["shard"]["index"].get<int>(); };
+  const auto shard_of = [](const ScenarioResult& s) { return s.provenance.shard.value().index; };
   int other_shard = 0, same_shard = 0;
   for (const auto& s : run.scenarios) {
     const ScenarioResult* baseline = workload_baseline(run, workload_of(s.params));  // its workload's
@@ -99,14 +100,14 @@ TEST(Merge, BadShardSetsAreRefusedNamingTheFolderAndField) {
     const char* says;
   };
   const Case cases[] = {
-      {"not a shard", [](auto& s) { s[1].run.extra.erase("shard"); }, "results/shard-1", "extra.shard",
+      {"not a shard", [](auto& s) { s[1].run.provenance.shard.reset(); }, "results/shard-1", "provenance.shard",
        "not started with --shard"},
-      {"another matrix", [](auto& s) { s[2].run.extra["shard"]["matrix_digest"] = "00000000000000ff"; },
-       "results/shard-2", "extra.shard.matrix_digest", "another matrix"},
-      {"another shard count", [&](auto& s) { s[1].run.extra["shard"] = shard_record({1, 4}, all); },
-       "results/shard-1", "extra.shard.count", "different shard counts"},
+      {"another matrix", [](auto& s) { s[2].run.provenance.shard->matrix_digest = "00000000000000ff"; },
+       "results/shard-2", "provenance.shard.matrix_digest", "another matrix"},
+      {"another shard count", [&](auto& s) { s[1].run.provenance.shard = shard_record({1, 4}, all); },
+       "results/shard-1", "provenance.shard.count", "different shard counts"},
       {"a shard twice", [](auto& s) { s.push_back({"elsewhere/shard-1", s[1].run}); }, "elsewhere/shard-1",
-       "extra.shard.index", "given twice: also results/shard-1"},
+       "provenance.shard.index", "given twice: also results/shard-1"},
       {"a missing shard", [](auto& s) { s.erase(s.begin() + 1); }, "command line", "DIR",
        "shard 1/3 missing"},
       {"two missing shards", [](auto& s) { s.erase(s.begin() + 1, s.end()); }, "command line", "DIR",
@@ -140,7 +141,8 @@ TEST(Merge, MissingShardsMergeWhenAllowedAndAreRecorded) {
   const MergedRun merged = merge_shards(shards, {.allow_missing_shards = true});
   ASSERT_EQ(merged.warnings.size(), 1u);
   EXPECT_NE(merged.warnings[0].find("shard 1/3 missing"), std::string::npos) << merged.warnings[0];
-  EXPECT_EQ(merged.run.extra["merge"]["missing"], nlohmann::json::array({1}));
+  ASSERT_TRUE(merged.run.provenance.merge);
+  EXPECT_EQ(merged.run.provenance.merge->missing, std::vector<int>{1});
   EXPECT_EQ(merged.run.scenarios.size(), all.size() - dropped.size());
   for (const auto& id : dropped) EXPECT_EQ(find_scenario(merged.run, id), nullptr) << id;
 }
@@ -184,23 +186,26 @@ TEST(Merge, MixedEnvironmentsAreRefusedUnlessAllowed) {
     const MergedRun merged = merge_shards(shards, {.allow_mixed_environments = true});
     ASSERT_EQ(merged.warnings.size(), 1u) << c.field;
     EXPECT_NE(merged.warnings[0].find(c.field), std::string::npos) << merged.warnings[0];
-    const auto& recorded = merged.run.extra["merge"]["environment_differences"];
+    ASSERT_TRUE(merged.run.provenance.merge);
+    const auto& recorded = merged.run.provenance.merge->environment_differences;
     ASSERT_EQ(recorded.size(), 1u) << c.field;
-    EXPECT_EQ(recorded[0].get<std::string>().rfind(std::string("1/2: ") + c.field, 0), 0u) << recorded[0];
+    EXPECT_EQ(recorded[0].rfind(std::string("1/2: ") + c.field, 0), 0u) << recorded[0];
     EXPECT_EQ(merged.run.scenarios.size(), all.size());
   }
 }
 
 TEST(Merge, PeaksOfEveryShardOncePerDeviceAndPrecision) {
   auto shards = shards_of(full_matrix(), 2);
-  const auto peak = [](const char* precision, double tflops) {
-    return nlohmann::json{{"device", "cpu"}, {"precision", precision}, {"peak", tflops}};
+  const auto peak = [](const char* precision, double flops_per_s) {
+    PeakEntry entry{"cpu", precision, {}};
+    entry.peak.flops_per_s = flops_per_s;
+    return entry;
   };
-  // json::array, not braces: {one_object} is that object under clang, a one-element list under gcc.
-  shards[0].run.extra["peaks"] = nlohmann::json::array({peak("fp32", 1.0)});
-  shards[1].run.extra["peaks"] = nlohmann::json::array({peak("fp32", 2.0), peak("amp_bf16", 3.0)});
+  shards[0].run.peaks = std::vector<PeakEntry>{peak("fp32", 1.0)};
+  shards[1].run.peaks = std::vector<PeakEntry>{peak("fp32", 2.0), peak("amp_bf16", 3.0)};
   const RunResult run = merge_shards(shards).run;
-  EXPECT_EQ(run.extra["peaks"], nlohmann::json::array({peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
+  ASSERT_TRUE(run.peaks);
+  EXPECT_EQ(nlohmann::json(*run.peaks), nlohmann::json(std::vector<PeakEntry>{peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
 }
 
 TEST(Merge, EnvironmentsOfOtherHostsOfOneKindAreOneEnvironment) {

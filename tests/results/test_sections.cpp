@@ -74,6 +74,40 @@ ScenarioResult scenario_with_every_section() {
   dp.efficiency_reference_id = "mlp/fp32/w0/a1/strong";
   dp.ranks = {RankTiming{0, "node-a", 0.02, 1600, 0.018, 0.002}, RankTiming{1, "node-a", 0.021, 1550, 0.019, 0.002}};
   s.data_parallel = dp;
+  s.energy = EnergyResult{true, "rapl", "CPU packages 0", "", 20.0, 10, 2.0, 32.0};
+  s.dataset = DatasetSection{50000};
+  s.flops_per_sample = capacity::FlopCount{1e6, 2e6};
+  Disturbance d;
+  d.available = true;
+  d.other_cpu_cores = 0.4;
+  d.other_cpu_cores_resolution = 0.01;
+  d.steal_fraction = 0.02;
+  d.load_avg_max = 2.5;
+  d.num_cpus = 2;
+  d.segments = 3;
+  d.wall_s = 1.5;
+  d.process_cpu_s = 1.4;
+  d.contended = true;
+  d.reason = "other processes used 0.40 cores on average (threshold 0.25)";
+  d.thresholds = {0.3, 0.1};
+  GpuLoad gpu;
+  gpu.available = true;
+  GpuDeviceLoad device;
+  device.index = 1;
+  device.samples = 6;
+  device.min_sm_clock_mhz = 1200;
+  device.max_sm_clock_mhz = 1980;
+  device.min_mem_clock_mhz = 2619;
+  device.max_temperature_c = 83;
+  device.max_power_w = 690.5;
+  device.clocks_event_reasons = 0x20;
+  gpu.devices = {device};
+  gpu.throttled = true;
+  gpu.reason = "GPU 1 slowed by sw_thermal_slowdown";
+  d.add_gpu_load(gpu);
+  s.disturbance = d;
+  s.provenance.shard = ScenarioShard{2, 17};
+  s.provenance.measured_in_resume = 1;
   s.extra["my_team_section"] = {{"note", "kept as written"}};
   return s;
 }
@@ -120,6 +154,14 @@ RunResult run_with_every_section() {
   series.model = model;
   series.note = "a note";
   run.scaling = ScalingSection{{series}};
+  capacity::PeakResult peak{3.5e11, 1024, "bfloat16", "cpu", 0.0061, 5, 2, 2, 3.1e11, 3.6e11, 0.14,
+                            {capacity::PeakSizeResult{1024, 3.5e11, 3.1e11, 3.6e11, 5, 2}}};
+  run.peaks = std::vector<PeakEntry>{{"cpu", "amp_bf16", peak}};
+  run.provenance.shard = ShardRecord{{2, 3}, "00ff00ff00ff00ff", 9};
+  run.provenance.resume = ResumeProvenance{1, "2026-12-05T12:00:00Z", {"mlp/amp_bf16/w0/a1/b32"}, true, {"cpu.model"}};
+  run.provenance.ab_session = AbSessionProvenance{"ab-1", "new", 2};
+  run.provenance.ranks = RanksProvenance{4, 2, "torchrun"};
+  run.provenance.isolated = true;
   run.extra["nightly"] = {{"build", 42}};
   return run;
 }
@@ -160,13 +202,65 @@ TEST(ResultSections, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(series.model->points.at(0).efficiency, 0.14);
   EXPECT_TRUE(series.model->checks.at(0).calibration_point);
   EXPECT_EQ(series.model->label, "projected (model)");
+  ASSERT_TRUE(s.energy && s.dataset && s.flops_per_sample && s.disturbance);
+  EXPECT_EQ(s.energy->scope, "CPU packages 0");
+  EXPECT_EQ(s.energy->samples_per_joule, 32.0);
+  EXPECT_EQ(s.dataset->samples, 50000);
+  EXPECT_DOUBLE_EQ(s.flops_per_sample->backward, 2e6);
+  EXPECT_EQ(s.disturbance->process_cpu_s, 1.4);
+  EXPECT_EQ(s.disturbance->thresholds.steal_fraction, 0.1);
+  ASSERT_TRUE(s.disturbance->gpu);
+  EXPECT_EQ(s.disturbance->gpu->devices.at(0).max_temperature_c, 83u);
+  EXPECT_EQ(s.disturbance->gpu->devices.at(0).clocks_event_reasons, 0x20u);
+  EXPECT_EQ(s.provenance, run.scenarios.at(0).provenance);
+  EXPECT_EQ(back.provenance, run.provenance);
+  ASSERT_TRUE(back.peaks && back.peaks->size() == 1);
+  EXPECT_EQ(back.peaks->at(0).peak.sizes.at(0).matmuls_per_block, 2);
+  EXPECT_EQ(back.peaks->at(0).peak.threads, 2);
+}
+
+// A throttled GPU makes the scenario contended and says why after the host's reason.
+TEST(ResultSections, AThrottledGpuMakesTheScenarioContended) {
+  Disturbance quiet;
+  quiet.available = true;
+  GpuLoad cool;
+  cool.available = true;
+  quiet.add_gpu_load(cool);
+  EXPECT_FALSE(quiet.contended);
+  ASSERT_TRUE(quiet.gpu);
+  Disturbance loaded;
+  loaded.contended = true;
+  loaded.reason = "steal 9%";
+  GpuLoad hot = cool;
+  hot.throttled = true;
+  loaded.add_gpu_load(hot);
+  EXPECT_TRUE(loaded.contended);
+  EXPECT_EQ(loaded.reason, "steal 9%; GPU thermal or hardware slowdown");
+  quiet.add_gpu_load(hot);
+  EXPECT_EQ(quiet.reason, "GPU thermal or hardware slowdown");
+}
+
+// A scenario that measured nothing has no disturbance: {} in the file, as before it was typed.
+TEST(ResultSections, NoDisturbanceIsAnEmptyObject) {
+  ScenarioResult failed;
+  failed.id = "x";
+  const nlohmann::json j = failed;
+  EXPECT_EQ(j.at("metrics").at("disturbance"), nlohmann::json::object());
+  EXPECT_FALSE(j.get<ScenarioResult>().disturbance.has_value());
+  EXPECT_FALSE(failed.contended());
+  EXPECT_EQ(failed.disturbance_reason(), "");
 }
 
 TEST(ResultSections, SitUnderExtraByTheirNamesAndLeaveUserSectionsThere) {
   const nlohmann::json j = run_with_every_section();
-  for (const char* key : {"comparison", "loss_parity", "profile", "capacity", "data_parallel", "my_team_section"})
+  for (const char* key : {"comparison", "loss_parity", "profile", "capacity", "data_parallel", "energy", "dataset",
+                          "flops_per_sample", "my_team_section"})
     EXPECT_TRUE(j.at("scenarios").at(0).at("extra").contains(key)) << key;
-  for (const char* key : {"summary", "capacity", "scaling", "nightly"}) EXPECT_TRUE(j.at("extra").contains(key)) << key;
+  for (const char* key : {"summary", "capacity", "scaling", "peaks", "nightly"})
+    EXPECT_TRUE(j.at("extra").contains(key)) << key;
+  // Provenance is not a section: it has its own object, at the run and in every scenario.
+  EXPECT_EQ(j.at("provenance").size(), 5u);
+  EXPECT_EQ(j.at("scenarios").at(0).at("provenance").size(), 2u);
 
   const RunResult back = j.get<RunResult>();
   // Built-in sections are owned by their typed members, never also by extra.
@@ -196,6 +290,10 @@ TEST(ResultSections, HandEditedSectionsReadLeniently) {
   series["model"]["limits"].push_back(3);                             // not a text: skipped
   series["model"].erase("label");                                     // still labelled a model
   j["extra"]["scaling"]["series"].push_back("not a series");
+  extra["energy"]["joules_per_step"] = "2";                            // no figure then
+  extra["dataset"]["samples"] = 1e300;                                 // clamped
+  j["extra"]["peaks"].push_back(5);                                    // not an entry: skipped
+  j["extra"]["peaks"][0]["peak"]["sizes"][0]["blocks"] = "five";       // the default
   const RunResult back = j.get<RunResult>();
   const auto& s = back.scenarios.at(0);
   EXPECT_EQ(s.comparison->speedup, 0.0);
@@ -216,6 +314,10 @@ TEST(ResultSections, HandEditedSectionsReadLeniently) {
   EXPECT_EQ(read.model->points.size(), 1u);
   EXPECT_EQ(read.model->limits.size(), 2u);
   EXPECT_EQ(read.model->label, "projected (model)");
+  EXPECT_FALSE(s.energy->has_figures());
+  EXPECT_GE(s.dataset->samples, std::int64_t{1} << 62);  // clamped into range, never undefined behaviour
+  ASSERT_EQ(back.peaks->size(), 1u);
+  EXPECT_EQ(back.peaks->at(0).peak.sizes.at(0).blocks, 0);
 }
 
 TEST(ResultSections, AbsentUntilFilled) {
@@ -224,6 +326,8 @@ TEST(ResultSections, AbsentUntilFilled) {
   EXPECT_EQ(j.at("extra"), nlohmann::json::object());
   const RunResult run;
   EXPECT_EQ(nlohmann::json(run).at("extra"), nlohmann::json::object());
+  EXPECT_EQ(j.at("provenance"), nlohmann::json::object());
+  EXPECT_EQ(nlohmann::json(run).at("provenance"), nlohmann::json::object());
 }
 
 }  // namespace

@@ -47,7 +47,9 @@ TEST(ProcessMerge, ABrokenPartBreaksTheScenarioAndContentionSticks) {
   RunResult b = make_run("p1", {part_of({0.010}, 2, 3)});
   b.scenarios[0].status = ScenarioStatus::failed;
   b.scenarios[0].message = "boom";
-  b.scenarios[0].disturbance = {{"contended", true}, {"reason", "other processes used 1.9 cores"}};
+  b.scenarios[0].disturbance = Disturbance{};
+  b.scenarios[0].disturbance->contended = true;
+  b.scenarios[0].disturbance->reason = "other processes used 1.9 cores";
   const auto s = merge_process_parts({a, b}).scenarios.at(0);
   EXPECT_EQ(s.status, ScenarioStatus::failed);
   EXPECT_EQ(s.message, "boom");

@@ -3,10 +3,13 @@
 #include <trainbench/runner/shard.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <random>
 
 #include <gtest/gtest.h>
+
+#include "tests/helpers/scratch_dir.hpp"
 
 #include <trainbench/support/error.hpp>
 
@@ -133,8 +136,8 @@ TEST(Shard, ChoiceDoesNotDependOnTheOrderOfTheMatrixFile) {
 TEST(Shard, RecordNamesTheFullMatrixAndReadsBack) {
   const auto all = matrix_of(10);
   tb::RunResult run;
-  run.extra["shard"] = tb::shard_record({2, 3}, all);
-  EXPECT_EQ(run.extra["shard"]["matrix_digest"], tb::scenarios_digest(all));
+  run.provenance.shard = tb::shard_record({2, 3}, all);
+  EXPECT_EQ(nlohmann::json(run)["provenance"]["shard"]["matrix_digest"], tb::scenarios_digest(all));
   const auto back = tb::recorded_shard(run, "r/results.json");
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->shard, (Shard{2, 3}));
@@ -143,8 +146,10 @@ TEST(Shard, RecordNamesTheFullMatrixAndReadsBack) {
   EXPECT_FALSE(tb::recorded_shard(tb::RunResult{}, "r/results.json").has_value());
 }
 
+// A record of the wrong type is refused as the file is read, one out of range where a shard is
+// needed; either way by the file and the field.
 TEST(Shard, MalformedRecordIsRefusedNamingFileAndField) {
-  const auto good = tb::shard_record({1, 4}, matrix_of(4));
+  const nlohmann::json good = tb::shard_record({1, 4}, matrix_of(4));
   struct Case {
     nlohmann::json record;
     const char* field;
@@ -156,24 +161,28 @@ TEST(Shard, MalformedRecordIsRefusedNamingFileAndField) {
     return r;
   };
   const Case cases[] = {
-      {"1/4", "extra.shard"},
-      {with("index", 4), "extra.shard.index"},
-      {with("index", -1), "extra.shard.index"},
-      {with("index", nullptr), "extra.shard.index"},
-      {with("count", 0), "extra.shard.count"},
-      {with("count", 1e300), "extra.shard"},
-      {with("index", "1"), "extra.shard"},
-      {with("matrix_digest", nullptr), "extra.shard.matrix_digest"},
-      {with("matrix_digest", 5), "extra.shard.matrix_digest"},
+      {"1/4", "provenance.shard"},
+      {with("index", 4), "provenance.shard.index"},
+      {with("index", -1), "provenance.shard.index"},
+      {with("index", nullptr), "provenance.shard.index"},
+      {with("count", 0), "provenance.shard.count"},
+      {with("count", 1e300), "provenance.shard.count"},
+      {with("index", "1"), "provenance.shard.index"},
+      {with("matrix_digest", nullptr), "provenance.shard.matrix_digest"},
+      {with("matrix_digest", 5), "provenance.shard.matrix_digest"},
   };
+  const std::string path = (tb::test::scratch_dir("Shard.MalformedRecord") / "results.json").string();
   for (const auto& c : cases) {
     tb::RunResult run;
-    run.extra["shard"] = c.record;
+    run.run_id = "r";
+    nlohmann::json file = run;
+    file["provenance"]["shard"] = c.record;
+    std::ofstream(path) << file.dump();
     try {
-      tb::recorded_shard(run, "shard-1/results.json");
+      tb::recorded_shard(tb::load_results(path), path);
       ADD_FAILURE() << c.record.dump() << " was accepted";
     } catch (const tb::InputError& e) {
-      EXPECT_EQ(e.file(), "shard-1/results.json");
+      EXPECT_EQ(e.file(), path);
       EXPECT_EQ(e.field(), c.field) << c.record.dump() << ": " << e.what();
     }
   }
@@ -183,7 +192,8 @@ TEST(Shard, MarkedScenarioKnowsItsShardAndMatrixPosition) {
   tb::ScenarioResult s;
   EXPECT_FALSE(tb::matrix_position(s).has_value());
   tb::mark_shard(s, {1, 4}, 17);
-  EXPECT_EQ(s.extra["shard"]["index"], 1);
+  ASSERT_TRUE(s.provenance.shard);
+  EXPECT_EQ(s.provenance.shard->index, 1);
   EXPECT_EQ(tb::matrix_position(s), 17u);
 }
 

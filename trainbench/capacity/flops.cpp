@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <trainbench/support/json_fields.hpp>
+
 namespace tb::capacity {
 namespace {
 
@@ -71,8 +73,8 @@ void to_json(nlohmann::json& j, const FlopCount& f) {
 }
 
 void from_json(const nlohmann::json& j, FlopCount& f) {
-  f.forward = j.value("forward", 0.0);
-  f.backward = j.value("backward", 0.0);
+  f = {field_number(j, "forward"), field_number(j, "backward")};
+  if (f.total() == 0) f.forward = field_number(j, "total");  // a count edited down to its total keeps it
 }
 
 }  // namespace tb::capacity

@@ -71,7 +71,8 @@ FlopCount count_flops(const std::vector<LayerSpec>& per_sample_layers);
 // A forward-only count turned into forward + backward with the 2x convention.
 FlopCount with_standard_backward(double forward_flops_per_sample);
 
-// {"forward", "backward", "total"}
+// {"forward", "backward", "total"}; read leniently (a mistyped field is 0, a count edited down
+// to its total keeps it as forward).
 void to_json(nlohmann::json& j, const FlopCount& f);
 void from_json(const nlohmann::json& j, FlopCount& f);
 

@@ -251,7 +251,8 @@ int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
       for (const auto& part : parts[s]) loaded.push_back(load_results(part));
       RunResult merged = merge_process_parts(loaded);
       merged.run_id = session + "-" + side_dirs[s];
-      merged.extra["ab_session"]["processes"] = parts[s].size();
+      if (merged.provenance.ab_session)
+        merged.provenance.ab_session->processes = static_cast<std::int64_t>(parts[s].size());
       annotate_run(merged);  // speedups within this side, from all its segments
       save_results(merged, (fs::path(out_dir) / side_dirs[s] / "results.json").string());
     }

@@ -91,8 +91,8 @@ const Command& merge_command() {
                    {"--format", "LIST", "reports to write: md,csv,html,gbench (default all) or none"},
                    {"--allow-mixed-environments", "",
                     "merge shards measured on different hardware or software anyway\n"
-                    "(recorded in extra.merge.environment_differences)"},
-                   {"--allow-missing-shards", "", "merge fewer than all n shards (recorded in extra.merge.missing)"},
+                    "(recorded in provenance.merge.environment_differences)"},
+                   {"--allow-missing-shards", "", "merge fewer than all n shards (recorded in provenance.merge.missing)"},
                    {"--history", "DB", "also record the merged run in this history database"}},
        .epilogue = "exit codes: 0 ok, 2 bad input (not shards of one matrix, a shard missing or twice),\n"
                    "3 shards from different environments (refused), 5 an output could not be written\n"},

@@ -21,21 +21,6 @@ namespace tb {
 
 namespace {
 
-// 0 for a scenario measured by the run itself, n for one measured by its n-th resume.
-int measured_in_resume(const ScenarioResult& s) { return s.extra.value("measured_in_resume", 0); }
-
-// The shard that measured a scenario (extra.shard.index, runner/shard.hpp), -1 when unsharded.
-std::int64_t measured_in_shard(const ScenarioResult& s) {
-  const nlohmann::json* shard = field_object(s.extra, "shard");
-  return shard ? field_integer(*shard, "index", -1) : -1;
-}
-
-// Whether two scenarios of one run were interleaved in one session, round by round: the same
-// shard of the matrix (trainbench merge) and the same pass (the run or its n-th resume).
-bool same_session(const ScenarioResult& a, const ScenarioResult& b) {
-  return measured_in_shard(a) == measured_in_shard(b) && measured_in_resume(a) == measured_in_resume(b);
-}
-
 // Parameters that must match for two scenarios' loss curves to be comparable, precision aside.
 nlohmann::json parity_key(const ScenarioParams& p) {
   ScenarioParams q = p;
@@ -92,7 +77,7 @@ stats::RatioInterval per_sample_speedup(const ScenarioResult& baseline, const Sc
   // Segments pair by round only when both were interleaved in one session: a scenario measured
   // again by `run --resume`, or by another shard of a merged run, is set against the rest as
   // between runs.
-  const auto r = step_time_speedup(baseline, candidate, same_session(baseline, candidate));
+  const auto r = step_time_speedup(baseline, candidate, measured_together(baseline.provenance, candidate.provenance));
   // Per-sample time: a step processes the scenario's global batch (effective_batch on each rank).
   const double scale = static_cast<double>(std::max(1LL, global_batch(candidate.params))) /
                        static_cast<double>(std::max(1LL, global_batch(baseline.params)));
@@ -349,14 +334,11 @@ void save_noise_floor(const NoiseFloor& n, const std::string& path) {
 }
 
 std::string ab_session_of(const RunResult& old_run, const RunResult& new_run) {
-  const auto session = [](const RunResult& r, const char* field) {
-    const auto& ab = r.extra.value("ab_session", nlohmann::json::object());
-    return ab.is_object() ? ab.value(field, std::string()) : std::string();
-  };
-  const std::string id = session(old_run, "id");
-  if (id.empty() || id != session(new_run, "id")) return "";
-  if (session(old_run, "side") != "old" || session(new_run, "side") != "new") return "";
-  return id;
+  const auto& old_side = old_run.provenance.ab_session;
+  const auto& new_side = new_run.provenance.ab_session;
+  if (!old_side || !new_side || old_side->id.empty() || old_side->id != new_side->id) return "";
+  if (old_side->side != "old" || new_side->side != "new") return "";
+  return old_side->id;
 }
 
 RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
@@ -412,8 +394,8 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         if (side->contended()) {
           c.contended = true;
           if (!c.contention.empty()) c.contention += "; ";
-          c.contention += std::string(side == &o ? "old: " : "new: ") +
-                          side->disturbance.value("reason", std::string("contended"));
+          const std::string reason = side->disturbance_reason();
+          c.contention += std::string(side == &o ? "old: " : "new: ") + (reason.empty() ? "contended" : reason);
         }
       if (options.fail_on_regression_pct) {
         c.gate_pct = *options.fail_on_regression_pct;

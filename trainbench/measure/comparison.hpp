@@ -217,7 +217,7 @@ struct RunComparison {
 };
 
 // The A/B session id when old_run and new_run are its "old" and "new" sides
-// (extra.ab_session = {id, side}), "" otherwise.
+// (provenance.ab_session = {id, side}), "" otherwise.
 std::string ab_session_of(const RunResult& old_run, const RunResult& new_run);
 
 // Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware

@@ -189,23 +189,9 @@ EnergyResult EnergyMeter::result() const {
   r.available = true;
   r.joules = joules_;
   r.steps = steps_;
-  r.samples = samples_;
+  r.joules_per_step = joules_ / static_cast<double>(steps_);
+  r.samples_per_joule = samples_ / joules_;
   return r;
-}
-
-void to_json(nlohmann::json& j, const EnergyResult& e) {
-  if (!e.available) {
-    j = {{"available", false}, {"reason", e.reason}};
-    if (!e.source.empty()) j["source"] = e.source;
-    return;
-  }
-  j = {{"available", true},
-       {"source", e.source},
-       {"scope", e.scope},
-       {"joules", e.joules},
-       {"steps", e.steps},
-       {"joules_per_step", e.joules_per_step()},
-       {"samples_per_joule", e.samples_per_joule()}};
 }
 
 }  // namespace tb

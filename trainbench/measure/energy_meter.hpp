@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/measure/energy_result.hpp>
+
 namespace tb {
 
 class NvmlLibrary;
@@ -55,16 +57,6 @@ EnergyCounterChoice open_nvml_counter(const NvmlLibrary& nvml, unsigned index);
 EnergyCounterChoice open_energy_counter(const std::string& device, unsigned index,
                                         const std::filesystem::path& powercap_root = "/sys/class/powercap");
 
-struct EnergyResult {
-  bool available = false;
-  std::string source, scope;
-  std::string reason;  // why not available
-  double joules = 0;   // over the measured steps
-  std::int64_t steps = 0;
-  double samples = 0;
-  double joules_per_step() const { return steps > 0 ? joules / static_cast<double>(steps) : 0; }
-  double samples_per_joule() const { return joules > 0 ? samples / joules : 0; }
-};
 
 // Accumulates over many begin()/end() segments; not thread-safe, one per scenario.
 class EnergyMeter {
@@ -83,9 +75,5 @@ class EnergyMeter {
   double joules_ = 0, samples_ = 0;
   std::int64_t steps_ = 0;
 };
-
-// results.json's scenario extra.energy: {"available":true,"source","scope","joules","steps",
-// "joules_per_step","samples_per_joule"} or {"available":false,"reason"}.
-void to_json(nlohmann::json& j, const EnergyResult& e);
 
 }  // namespace tb

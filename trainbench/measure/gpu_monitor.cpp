@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include <dlfcn.h>
+
+#include <trainbench/support/json_fields.hpp>
 
 namespace tb {
 namespace {
@@ -252,6 +255,37 @@ void to_json(nlohmann::json& j, const GpuDeviceLoad& d) {
 void to_json(nlohmann::json& j, const GpuLoad& g) {
   j = {{"available", g.available}, {"reason", g.reason}, {"throttled", g.throttled},
        {"devices", g.devices}};
+}
+
+namespace {
+std::optional<unsigned> optional_unsigned(const nlohmann::json& j, const char* key) {
+  const auto v = optional_integer(j, key);
+  if (!v || *v < 0 || *v > std::numeric_limits<unsigned>::max()) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+}  // namespace
+
+void from_json(const nlohmann::json& j, GpuDeviceLoad& d) {
+  d = GpuDeviceLoad{};
+  d.index = optional_unsigned(j, "index").value_or(0);
+  d.samples = static_cast<int>(std::clamp<std::int64_t>(field_integer(j, "samples"), 0, std::numeric_limits<int>::max()));
+  d.min_sm_clock_mhz = optional_unsigned(j, "min_sm_clock_mhz");
+  d.max_sm_clock_mhz = optional_unsigned(j, "max_sm_clock_mhz");
+  d.min_mem_clock_mhz = optional_unsigned(j, "min_mem_clock_mhz");
+  d.max_temperature_c = optional_unsigned(j, "max_temperature_c");
+  d.max_power_w = optional_number(j, "max_power_w");
+  if (const auto it = j.find("clocks_event_reasons_mask"); it != j.end() && it->is_number_unsigned())
+    d.clocks_event_reasons = it->get<std::uint64_t>();
+}
+
+void from_json(const nlohmann::json& j, GpuLoad& g) {
+  g = GpuLoad{};
+  g.available = field_flag(j, "available");
+  g.reason = field_text(j, "reason");
+  g.throttled = field_flag(j, "throttled");
+  if (const auto it = j.find("devices"); it != j.end() && it->is_array())
+    for (const auto& d : *it)
+      if (d.is_object()) g.devices.push_back(d.get<GpuDeviceLoad>());
 }
 
 }  // namespace tb

@@ -131,5 +131,9 @@ class GpuSampler {
 void to_json(nlohmann::json& j, const GpuDeviceLoad& d);
 // {"available","reason","throttled","devices":[...]}
 void to_json(nlohmann::json& j, const GpuLoad& g);
+// Lenient, as results.json's sections are: a missing or mistyped field takes its default (the
+// reason names are read from the mask, not the list).
+void from_json(const nlohmann::json& j, GpuDeviceLoad& d);
+void from_json(const nlohmann::json& j, GpuLoad& g);
 
 }  // namespace tb

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 #include <sys/resource.h>
@@ -181,6 +182,7 @@ void to_json(nlohmann::json& j, const Disturbance& d) {
        {"contended", d.contended},
        {"reason", d.reason},
        {"thresholds", d.thresholds}};
+  if (d.gpu) j["gpu"] = *d.gpu;
 }
 
 void from_json(const nlohmann::json& j, Disturbance& d) {
@@ -198,6 +200,15 @@ void from_json(const nlohmann::json& j, Disturbance& d) {
   d.contended = j.value("contended", false);
   d.reason = j.value("reason", std::string());
   if (j.contains("thresholds")) d.thresholds = j.at("thresholds").get<ContentionThresholds>();
+  if (j.contains("gpu") && j.at("gpu").is_object()) d.gpu = j.at("gpu").get<GpuLoad>();
+}
+
+void Disturbance::add_gpu_load(GpuLoad load) {
+  if (load.throttled) {
+    contended = true;
+    reason = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
+  }
+  gpu = std::move(load);
 }
 
 }  // namespace tb

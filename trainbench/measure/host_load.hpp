@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/measure/gpu_monitor.hpp>
+
 namespace tb {
 
 // The aggregate "cpu" line of /proc/stat, in clock ticks (USER_HZ). guest and guest_nice are
@@ -68,7 +70,8 @@ struct ContentionThresholds {
   double steal_fraction = kDefaultStealFraction;
 };
 
-// A scenario's host disturbance over all its measured segments.
+// What disturbed a scenario's measured segments: the host's load (this meter) and, where GPUs
+// were sampled, their clocks (gpu_monitor.hpp). results.json's metrics.disturbance.
 struct Disturbance {
   bool available = false;     // false: /proc/stat or getrusage unreadable, or no segment measured
   double other_cpu_cores = 0;  // (system busy - own CPU) / wall, >= 0
@@ -90,6 +93,11 @@ struct Disturbance {
   // unavailable; empty for a quiet scenario.
   std::string reason;
   ContentionThresholds thresholds;
+  std::optional<GpuLoad> gpu;  // absent when no GPU was sampled
+
+  // Records the GPUs' load: a GPU slowed by heat or a hardware brake measures the cooling, not
+  // the code, so a throttled one makes the scenario contended, with the reason appended.
+  void add_gpu_load(GpuLoad load);
 };
 
 // Accumulates over many disjoint begin()/end() intervals (the runner measures a scenario in
@@ -128,8 +136,9 @@ class DisturbanceMeter {
 // {"other_cpu_cores","steal_fraction"}
 void to_json(nlohmann::json& j, const ContentionThresholds& t);
 void from_json(const nlohmann::json& j, ContentionThresholds& t);
-// {"available","other_cpu_cores","steal_fraction","load_avg_max" (null unknown),"num_cpus",
-//  "segments","wall_s","process_cpu_s" (null unknown),"contended","reason","thresholds"}
+// {"available","other_cpu_cores","other_cpu_cores_resolution","steal_fraction","load_avg_max"
+//  (null unknown),"num_cpus","segments","wall_s","process_cpu_s" (null unknown),"contended",
+//  "reason","thresholds"} and "gpu" (gpu_monitor.hpp's GpuLoad) when sampled.
 void to_json(nlohmann::json& j, const Disturbance& d);
 void from_json(const nlohmann::json& j, Disturbance& d);
 

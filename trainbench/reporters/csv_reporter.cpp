@@ -99,7 +99,7 @@ std::vector<CsvColumn> build_columns() {
       {"peak_rss_bytes", [](S s) { return integer(s.memory.peak_rss_bytes); }},
       {"wall_s", [](S s) { return exact(s.wall_s); }},
       {"contended", [](S s) { return flag(s.contended()); }},
-      {"other_cpu_cores", [](S s) { return s.disturbance.contains("other_cpu_cores") ? exact(field_number(s.disturbance, "other_cpu_cores")) : ""; }},
+      {"other_cpu_cores", [](S s) { return s.disturbance && s.disturbance->available ? exact(s.disturbance->other_cpu_cores) : ""; }},
       section_column("baseline_id", &ScenarioResult::comparison, [](Cmp c) { return c.baseline_id; }),
       section_column("speedup", &ScenarioResult::comparison, [](Cmp c) { return exact(c.speedup); }),
       section_column("speedup_ci_low", &ScenarioResult::comparison, [](Cmp c) { return exact(c.ci_low); }),

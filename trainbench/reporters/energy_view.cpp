@@ -6,13 +6,9 @@ namespace tb::report {
 
 namespace {
 
-// extra.energy when it holds a figure, else nullptr.
-const nlohmann::json* measured(const ScenarioResult& s) {
-  const auto it = s.extra.find("energy");
-  if (it == s.extra.end() || !it->is_object() || !it->value("available", false)) return nullptr;
-  const auto jps = it->find("joules_per_step"), spj = it->find("samples_per_joule");
-  if (jps == it->end() || spj == it->end() || !jps->is_number() || !spj->is_number()) return nullptr;
-  return &*it;
+// The scenario's energy when it holds a figure, else nullptr.
+const EnergyResult* measured(const ScenarioResult& s) {
+  return s.energy && s.energy->has_figures() ? &*s.energy : nullptr;
 }
 
 }  // namespace
@@ -20,22 +16,19 @@ const nlohmann::json* measured(const ScenarioResult& s) {
 std::string energy_cell(const ScenarioResult& s) {
   const auto* e = measured(s);
   if (!e) return "n/a";
-  return significant(e->at("joules_per_step").get<double>()) + " J/step, " +
-         significant(e->at("samples_per_joule").get<double>()) + " samples/J";
+  return significant(e->joules_per_step) + " J/step, " + significant(e->samples_per_joule) + " samples/J";
 }
 
 std::string energy_reason(const ScenarioResult& s) {
   if (measured(s)) return "";
-  const auto it = s.extra.find("energy");
-  if (it == s.extra.end() || !it->is_object()) return "not recorded";
-  const std::string reason = it->value("reason", "");
-  return reason.empty() ? "not recorded" : reason;
+  if (!s.energy || s.energy->reason.empty()) return "not recorded";
+  return s.energy->reason;
 }
 
 std::string energy_line(const ScenarioResult& s) {
   const auto* e = measured(s);
   if (!e) return "energy: n/a (" + energy_reason(s) + ")";
-  return "energy: " + energy_cell(s) + " (" + e->value("source", "") + ": " + e->value("scope", "") + ")";
+  return "energy: " + energy_cell(s) + " (" + e->source + ": " + e->scope + ")";
 }
 
 std::vector<std::string> energy_lines(const RunResult& run) {

@@ -1,4 +1,4 @@
-// A scenario's measured energy (extra.energy, measure/energy_meter.hpp) and the projection's
+// A scenario's measured energy (extra.energy, measure/energy_result.hpp) and the projection's
 // energy figures as the reports print them.
 #pragma once
 #include <string>

@@ -57,9 +57,8 @@ double round9(double v) {
 // This process's CPU seconds per measured step (host_load.hpp's process_cpu_s over the measured
 // steps), when the results carry it; results from before it was measured have none.
 std::optional<double> cpu_s_per_step(const ScenarioResult& s) {
-  const auto it = s.disturbance.find("process_cpu_s");
-  if (it == s.disturbance.end() || !it->is_number() || s.measured_steps <= 0) return std::nullopt;
-  return it->get<double>() / s.measured_steps;
+  if (!s.disturbance || !s.disturbance->process_cpu_s || s.measured_steps <= 0) return std::nullopt;
+  return *s.disturbance->process_cpu_s / s.measured_steps;
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ Headline headline_of(const RunResult& run) {
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) h.notes.push_back({ScenarioNote::Kind::status, &s, reason_of(s)});
     if (s.contended())
-      h.notes.push_back({ScenarioNote::Kind::contended, &s, s.disturbance.value("reason", std::string())});
+      h.notes.push_back({ScenarioNote::Kind::contended, &s, s.disturbance_reason()});
     if (loss_drifted(s.loss_parity)) h.drifted.push_back(&s);
   }
   h.loss_parity_warnings = static_cast<int>(h.drifted.size());

@@ -27,7 +27,7 @@ std::vector<LoadedShard> checked_shards(std::vector<ShardResults> given) {
   std::vector<LoadedShard> shards;
   for (auto& g : given) {
     auto record = recorded_shard(g.run, g.location);
-    TB_CHECK_INPUT(record.has_value(), g.location, "extra.shard",
+    TB_CHECK_INPUT(record.has_value(), g.location, "provenance.shard",
                    "not a shard: this run was not started with --shard i/n");
     shards.push_back({std::move(g), *record});
   }
@@ -37,14 +37,14 @@ std::vector<LoadedShard> checked_shards(std::vector<ShardResults> given) {
   for (std::size_t i = 1; i < shards.size(); ++i) {
     const LoadedShard& s = shards[i];
     const std::string& where = s.results.location;
-    TB_CHECK_INPUT(s.record.matrix_digest == first.record.matrix_digest, where, "extra.shard.matrix_digest",
+    TB_CHECK_INPUT(s.record.matrix_digest == first.record.matrix_digest, where, "provenance.shard.matrix_digest",
                    "a shard of another matrix (digest ", s.record.matrix_digest, ") than ",
                    first.results.location, " (", first.record.matrix_digest,
                    "): every shard must run the same matrix file with the same --set values");
-    TB_CHECK_INPUT(s.record.shard.count == first.record.shard.count, where, "extra.shard.count",
+    TB_CHECK_INPUT(s.record.shard.count == first.record.shard.count, where, "provenance.shard.count",
                    "shard ", to_string(s.record.shard), " does not go with ", first.results.location,
                    " (shard ", to_string(first.record.shard), "): different shard counts");
-    TB_CHECK_INPUT(s.record.shard.index != shards[i - 1].record.shard.index, where, "extra.shard.index",
+    TB_CHECK_INPUT(s.record.shard.index != shards[i - 1].record.shard.index, where, "provenance.shard.index",
                    "shard ", to_string(s.record.shard), " is given twice: also ", shards[i - 1].results.location);
     TB_CHECK_INPUT(s.results.run.baseline_id == first.results.run.baseline_id, where, "baseline_id",
                    "'", s.results.run.baseline_id, "', but ", first.results.location, " has '",
@@ -73,7 +73,7 @@ std::string shard_list(const std::vector<int>& indices, int count) {
   return out;
 }
 
-// Every shard's scenarios in full-matrix order: by extra.shard.position, those without one
+// Every shard's scenarios in full-matrix order: by provenance.shard.position, those without one
 // after them shard by shard. InputError when two scenarios claim one position.
 std::vector<ScenarioResult> in_matrix_order(std::vector<LoadedShard>& shards) {
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -104,20 +104,16 @@ std::vector<ScenarioResult> in_matrix_order(std::vector<LoadedShard>& shards) {
   return out;
 }
 
-// extra.peaks of every shard (each measured the peaks of its own scenarios' device and
+// The peaks of every shard (each measured the peaks of its own scenarios' device and
 // precision), one entry per device and precision, the lowest shard's first.
-nlohmann::json all_peaks(const std::vector<LoadedShard>& shards) {
-  nlohmann::json peaks = nlohmann::json::array();
+std::optional<std::vector<PeakEntry>> all_peaks(const std::vector<LoadedShard>& shards) {
+  std::optional<std::vector<PeakEntry>> peaks;
   for (const auto& s : shards) {
-    const auto it = s.results.run.extra.find("peaks");
-    if (it == s.results.run.extra.end() || !it->is_array()) continue;
-    for (const auto& entry : *it) {
-      const auto same = [&](const nlohmann::json& e) {
-        return field_text(e, "device") == field_text(entry, "device") &&
-               field_text(e, "precision") == field_text(entry, "precision");
-      };
-      if (std::none_of(peaks.begin(), peaks.end(), same)) peaks.push_back(entry);
-    }
+    if (!s.results.run.peaks) continue;
+    if (!peaks) peaks.emplace();
+    for (const auto& entry : *s.results.run.peaks)
+      if (std::none_of(peaks->begin(), peaks->end(), [&](const PeakEntry& e) { return e.same_target(entry); }))
+        peaks->push_back(entry);
   }
   return peaks;
 }
@@ -153,7 +149,7 @@ MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& opti
     merged.warnings.push_back(what + ": their scenarios are not in the merged run");
   }
 
-  nlohmann::json differences = nlohmann::json::array();
+  std::vector<std::string> differences;
   for (const auto& s : shards) {
     const auto diffs = mixed_environment_differences(first.results.run.environment, s.results.run.environment);
     if (diffs.empty()) continue;
@@ -174,18 +170,22 @@ MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& opti
   run.environment = reference.environment;
   run.capacity = reference.capacity;
   run.extra = reference.extra;
-  for (const char* own : {"shard", "resume", "ab_session"}) run.extra.erase(own);
-  if (const auto peaks = all_peaks(shards); !peaks.empty()) run.extra["peaks"] = peaks;
+  // The shard, resume and A/B session describe one shard's run; its ranks and isolation hold
+  // for the merged run as they did for the matrix.
+  run.provenance.ranks = reference.provenance.ranks;
+  run.provenance.isolated = reference.provenance.isolated;
+  run.peaks = reference.peaks;
+  if (auto peaks = all_peaks(shards); peaks && !peaks->empty()) run.peaks = std::move(peaks);
 
-  nlohmann::json sources = nlohmann::json::array();
+  MergeProvenance record;
+  record.count = count;
   for (const auto& s : shards)
-    sources.push_back({{"index", s.record.shard.index},
-                       {"location", s.results.location},
-                       {"run_id", s.results.run.run_id},
-                       {"hostname", field_text(s.results.run.environment, "hostname")},
-                       {"started_at", field_text(s.results.run.environment, "started_at")}});
-  run.extra["merge"] = {{"count", count}, {"shards", sources}, {"missing", missing}};
-  if (!differences.empty()) run.extra["merge"]["environment_differences"] = differences;
+    record.shards.push_back({s.record.shard.index, s.results.location, s.results.run.run_id,
+                             field_text(s.results.run.environment, "hostname"),
+                             field_text(s.results.run.environment, "started_at")});
+  record.missing = missing;
+  record.environment_differences = differences;
+  run.provenance.merge = std::move(record);
 
   run.scenarios = in_matrix_order(shards);
   if (missing.empty() && run.scenarios.size() != first.record.scenarios)

@@ -3,7 +3,7 @@
 // whole: the full matrix's order and digest, the baseline every shard recorded, comparisons
 // and summary computed anew over all scenarios.
 //
-// Segments pair by round only within one shard (every scenario keeps its extra.shard): a
+// Segments pair by round only within one shard (every scenario keeps its provenance.shard): a
 // scenario of another shard is set against the baseline as an independent measurement (Welch),
 // like a scenario of another run, so a merged run's intervals are wider than those of scenarios
 // that shared the baseline's shard.
@@ -55,17 +55,18 @@ struct MergedRun {
 };
 
 // Merges `shards` (any order). InputError naming the shard's location and field when one is not
-// a shard run (no extra.shard), when two are not shards of the same matrix (full-matrix digest,
+// a shard run (no provenance.shard), when two are not shards of the same matrix (full-matrix digest,
 // shard count, baseline), when a shard is given twice or a scenario's matrix position is taken
 // twice, and when a shard is missing (unless allow_missing_shards; then a warning, and
-// extra.merge.missing lists them). MixedEnvironments unless allow_mixed_environments.
+// provenance.merge.missing lists them). MixedEnvironments unless allow_mixed_environments.
 //
-// The merged run: the lowest shard's matrix name and file, environment, run capacity and extra
-// sections (without "shard", "resume" and "ab_session": they describe one shard's run; "peaks"
-// from every shard, one per device and precision); the full matrix's digest; the shared
-// baseline_id; the scenarios in full-matrix order (extra.shard.position; shard by shard where a
-// scenario has none); extra.merge = {count, shards: [{index, location, run_id, hostname,
-// started_at}], missing, environment_differences}; then annotate_run.
+// The merged run: the lowest shard's matrix name and file, environment, run capacity, extra
+// sections and provenance.ranks and .isolated (not its shard, resume and A/B session: they
+// describe one shard's run); the peaks of every shard, one per device and precision; the full
+// matrix's digest; the shared baseline_id; the scenarios in full-matrix order
+// (provenance.shard.position; shard by shard where a scenario has none); provenance.merge =
+// {count, shards: [{index, location, run_id, hostname, started_at}], missing,
+// environment_differences}; then annotate_run.
 MergedRun merge_shards(std::vector<ShardResults> shards, const MergeOptions& options = {});
 
 }  // namespace tb

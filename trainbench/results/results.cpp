@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <trainbench/results/durable_file.hpp>
+#include <trainbench/results/results_upgrade.hpp>
 #include <trainbench/support/error.hpp>
 #include <trainbench/support/json_input.hpp>
 #include <trainbench/support/json_integer.hpp>
@@ -119,14 +120,18 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
                   {"final_loss_scale", r.final_loss_scale},
                   {"memory", r.memory},
                   {"wall_s", r.wall_s},
-                  {"disturbance", r.disturbance}};
+                  {"disturbance", r.disturbance ? nlohmann::json(*r.disturbance) : nlohmann::json::object()}};
   j["samples"] = {{"step_time_s", r.step_times_s}, {"loss", r.loss_curve}, {"segments", r.segments}};
+  j["provenance"] = r.provenance;
   j["extra"] = r.extra.is_object() ? r.extra : nlohmann::json::object();
   write_section(j["extra"], "comparison", r.comparison);
   write_section(j["extra"], "loss_parity", r.loss_parity);
   write_section(j["extra"], "data_parallel", r.data_parallel);
   write_section(j["extra"], "profile", r.profile);
   write_section(j["extra"], "capacity", r.capacity);
+  write_section(j["extra"], "energy", r.energy);
+  write_section(j["extra"], "dataset", r.dataset);
+  write_section(j["extra"], "flops_per_sample", r.flops_per_sample);
 }
 
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
@@ -157,8 +162,12 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
     return 0;
   });
   const auto& m = j.at("metrics");
-  r.disturbance = m.value("disturbance", nlohmann::json::object());
-  check_disturbance(r.disturbance);
+  if (const auto it = m.find("disturbance"); it != m.end()) {
+    check_disturbance(*it);
+    if (!it->empty()) r.disturbance = within("metrics.disturbance", [&] { return it->get<Disturbance>(); });
+  }
+  if (j.contains("provenance"))
+    r.provenance = within("provenance", [&] { return j.at("provenance").get<ScenarioProvenance>(); });
   if (j.contains("samples")) {
     within("samples", [&] {
       const auto& s = j.at("samples");
@@ -177,6 +186,9 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
     read_section(r.extra, "data_parallel", r.data_parallel);
     read_section(r.extra, "profile", r.profile);
     read_section(r.extra, "capacity", r.capacity);
+    read_section(r.extra, "energy", r.energy);
+    read_section(r.extra, "dataset", r.dataset);
+    read_section(r.extra, "flops_per_sample", r.flops_per_sample);
     return 0;
   });
 }
@@ -188,14 +200,21 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"baseline_id", r.baseline_id},
        {"environment", r.environment},
        {"scenarios", r.scenarios},
+       {"provenance", r.provenance},
        {"extra", r.extra.is_object() ? r.extra : nlohmann::json::object()}};
   write_section(j["extra"], "summary", r.summary);
   write_section(j["extra"], "capacity", r.capacity);
   write_section(j["extra"], "scaling", r.scaling);
+  write_section(j["extra"], "peaks", r.peaks);
 }
 
 void from_json(const nlohmann::json& j, RunResult& r) {
-  r.schema_version = integer_field(j, "schema_version", 0);
+  const int version = integer_field(j, "schema_version", 0);
+  if (version >= kOldestResultsSchemaVersion && version < kResultsSchemaVersion) {
+    from_json(upgraded_results(j, version), r);
+    return;
+  }
+  r.schema_version = version;
   r.run_id = required_text(j, "run_id");
   if (j.contains("matrix")) {
     within("matrix", [&] {
@@ -215,6 +234,9 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   read_section(r.extra, "summary", r.summary);
   read_section(r.extra, "capacity", r.capacity);
   read_section(r.extra, "scaling", r.scaling);
+  read_section(r.extra, "peaks", r.peaks);
+  if (j.contains("provenance"))
+    r.provenance = within("provenance", [&] { return j.at("provenance").get<RunProvenance>(); });
 }
 
 RunResult load_results(const std::string& path_in) {
@@ -227,8 +249,9 @@ RunResult load_results(const std::string& path_in) {
   TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
                  "schema_version", "missing or not an integer");
   const int version = j["schema_version"].get<int>();
-  TB_CHECK_INPUT(version == kResultsSchemaVersion, path, "schema_version", "unsupported version ",
-                 version, " (this trainbench reads ", kResultsSchemaVersion, ")");
+  TB_CHECK_INPUT(version >= kOldestResultsSchemaVersion && version <= kResultsSchemaVersion, path,
+                 "schema_version", "unsupported version ", version, " (this trainbench reads ",
+                 kOldestResultsSchemaVersion, " to ", kResultsSchemaVersion, ")");
   TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
                  "missing or not an array");
   try {

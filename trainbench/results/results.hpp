@@ -8,14 +8,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/capacity/flops.hpp>
 #include <trainbench/matrix/scenario.hpp>
 #include <trainbench/measure/distribution.hpp>
+#include <trainbench/measure/energy_result.hpp>
+#include <trainbench/measure/host_load.hpp>
+#include <trainbench/results/provenance.hpp>
 #include <trainbench/results/scenario_status.hpp>
 #include <trainbench/results/sections.hpp>
 
 namespace tb {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// 2: provenance (shard, resume, A/B session, merge, ranks) moved from "extra" into "provenance"
+// objects of the run and of each scenario. Version 1 files still load (results_upgrade.hpp).
+inline constexpr int kResultsSchemaVersion = 2;
 
 // One segment of a scenario's measurement: the steps it ran in one round of the interleaved
 // schedule.
@@ -72,9 +78,14 @@ struct ScenarioResult {
   double wall_s = 0;  // whole scenario, set-up included
 
   // What disturbed the measurement (host_load.hpp): other processes' CPU use, steal, load
-  // average, GPU clocks/throttling; "contended": true past the documented thresholds.
-  nlohmann::json disturbance = nlohmann::json::object();
-  bool contended() const { return disturbance.value("contended", false); }
+  // average, GPU clocks/throttling; contended past the documented thresholds. Absent for a
+  // scenario that measured nothing (written as {}).
+  std::optional<Disturbance> disturbance;
+  bool contended() const { return disturbance && disturbance->contended; }
+  // Why contended (or why the meter was unavailable); "" when nothing was measured.
+  std::string disturbance_reason() const { return disturbance ? disturbance->reason : std::string(); }
+
+  ScenarioProvenance provenance;  // which shard and pass measured it (provenance.hpp)
 
   // Built-in sections (sections.hpp), absent until their component fills them; in
   // results.json they sit under "extra" by these names.
@@ -83,8 +94,10 @@ struct ScenarioResult {
   std::optional<ProfileSection> profile;
   std::optional<ScenarioCapacitySection> capacity;
   std::optional<DataParallelSection> data_parallel;
-  // Everything else under "extra": a user's own sections, and the runner's bookkeeping
-  // ("dataset", "flops_per_sample", "measured_in_resume").
+  std::optional<EnergyResult> energy;                    // measure/energy_result.hpp
+  std::optional<DatasetSection> dataset;
+  std::optional<capacity::FlopCount> flops_per_sample;  // the model's, counted per layer
+  // Everything else under "extra": a user's own sections, kept as written.
   nlohmann::json extra = nlohmann::json::object();
 };
 
@@ -99,11 +112,12 @@ struct RunResult {
   std::string baseline_id;  // id of the baseline scenario ("" when none ran)
   nlohmann::json environment = nlohmann::json::object();  // manifest, see environment.hpp
   std::vector<ScenarioResult> scenarios;
+  RunProvenance provenance;  // shard, resume, A/B session, merge, ranks (provenance.hpp)
   std::optional<SummarySection> summary;        // extra.summary
   std::optional<RunCapacitySection> capacity;   // extra.capacity
   std::optional<ScalingSection> scaling;        // extra.scaling
-  // Everything else under "extra": a user's own sections and bookkeeping ("resume",
-  // "isolated", "peaks", "ab_session").
+  std::optional<std::vector<PeakEntry>> peaks;  // extra.peaks
+  // Everything else under "extra": a user's own sections, kept as written.
   nlohmann::json extra = nlohmann::json::object();
 };
 
@@ -118,8 +132,9 @@ void from_json(const nlohmann::json& j, ScenarioResult& r);
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);
 
-// Reads DIR/results.json or a path to a results file; InputError naming the file and field on
-// malformed input or an unsupported schema version.
+// Reads DIR/results.json or a path to a results file, of this schema version or an earlier one
+// (results_upgrade.hpp); InputError naming the file and field on malformed input or an
+// unsupported schema version.
 RunResult load_results(const std::string& path);
 // Replaces `path` durably (see durable_file.hpp): the previous file survives any failure, which
 // is an OutputError.

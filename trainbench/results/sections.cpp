@@ -32,11 +32,6 @@ int field_count(const nlohmann::json& j, const char* key) {
   return static_cast<int>(std::clamp<std::int64_t>(field_integer(j, key), 0, 1'000'000'000));
 }
 
-template <typename T>
-void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
-}
-
 // geomean_speedup, geomean_ci_low, geomean_ci_high, geomean_ci_valid: the summary's and each
 // workload's.
 void put_geomean(nlohmann::json& j, const std::optional<GeomeanSpeedup>& g) {
@@ -258,12 +253,7 @@ void to_json(nlohmann::json& j, const ScenarioCapacitySection& s) {
   put_optional(j, "projection", s.projection);
 }
 void from_json(const nlohmann::json& j, ScenarioCapacitySection& s) {
-  if (const auto* f = field_object(j, "flops_per_sample")) {
-    // Files hold forward, backward and their total; one edited down to a total keeps it.
-    capacity::FlopCount count{field_number(*f, "forward"), field_number(*f, "backward")};
-    if (count.total() == 0) count.forward = field_number(*f, "total");
-    s.flops_per_sample = count;
-  }
+  if (const auto* f = field_object(j, "flops_per_sample")) s.flops_per_sample = f->get<capacity::FlopCount>();
   s.achieved_flops_per_s = field_number(j, "achieved_flops_per_s");
   s.peak_flops_per_s = field_number(j, "peak_flops_per_s");
   s.peak_source = field_text(j, "peak_source");
@@ -449,5 +439,17 @@ void from_json(const nlohmann::json& j, ScalingSeries& s) {
 
 void to_json(nlohmann::json& j, const ScalingSection& s) { j = {{"series", s.series}}; }
 void from_json(const nlohmann::json& j, ScalingSection& s) { s.series = entries<ScalingSeries>(j, "series"); }
+
+void to_json(nlohmann::json& j, const DatasetSection& s) { j = {{"samples", s.samples}}; }
+void from_json(const nlohmann::json& j, DatasetSection& s) { s.samples = field_integer(j, "samples"); }
+
+void to_json(nlohmann::json& j, const PeakEntry& s) {
+  j = {{"device", s.device}, {"precision", s.precision}, {"peak", s.peak}};
+}
+void from_json(const nlohmann::json& j, PeakEntry& s) {
+  s.device = field_text(j, "device");
+  s.precision = field_text(j, "precision");
+  if (const auto* peak = field_object(j, "peak")) s.peak = peak->get<capacity::PeakResult>();
+}
 
 }  // namespace tb

@@ -1,8 +1,10 @@
 // The built-in sections of results.json that components add after measuring: each a typed
-// struct with its JSON form defined once (sections.cpp), so writers fill fields and reporters
-// read fields; no component spells another's keys. In the file they sit under "extra" as
-// before (schema/results.schema.json); ScenarioResult::extra and RunResult::extra keep only
-// what no built-in section claims (a user's own sections).
+// struct with its JSON form defined once (sections.cpp, and the measuring component's own for
+// energy, flops and peaks), so writers fill fields and reporters read fields; no component
+// spells another's keys. In the file they sit under "extra" by name
+// (schema/results.schema.json); ScenarioResult::extra and RunResult::extra keep only what no
+// built-in section claims (a user's own sections). Where the numbers came from (shard, resume,
+// A/B session, merge, ranks) is not a section but provenance (provenance.hpp).
 //
 // Reading is lenient on purpose: a section edited by hand or from an older trainbench reads
 // as far as it is well-formed (a missing or mistyped field takes its default, a section that
@@ -18,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <trainbench/capacity/flops.hpp>
+#include <trainbench/capacity/peak_result.hpp>
 #include <trainbench/capacity/probe.hpp>
 #include <trainbench/capacity/projection.hpp>
 #include <trainbench/capacity/scaling_projection.hpp>
@@ -193,6 +196,19 @@ struct ScalingSection {
   std::vector<ScalingSeries> series;
 };
 
+// extra.dataset: the dataset as the scenario ran it (a rank's: its shard).
+struct DatasetSection {
+  std::int64_t samples = 0;
+};
+
+// One entry of run extra.peaks: the matmul peak measured for a device and precision, the
+// denominator of the MFU of its scenarios (capacity/torch/utilization_pass.hpp).
+struct PeakEntry {
+  std::string device, precision;
+  capacity::PeakResult peak;
+  bool same_target(const PeakEntry& other) const { return device == other.device && precision == other.precision; }
+};
+
 // The geometric mean of the compared scenarios' speedups over their workload's baseline.
 struct GeomeanSpeedup {
   double speedup = 0, ci_low = 0, ci_high = 0;
@@ -251,6 +267,10 @@ void to_json(nlohmann::json& j, const ScalingSeries& s);
 void from_json(const nlohmann::json& j, ScalingSeries& s);
 void to_json(nlohmann::json& j, const ScalingSection& s);
 void from_json(const nlohmann::json& j, ScalingSection& s);
+void to_json(nlohmann::json& j, const DatasetSection& s);
+void from_json(const nlohmann::json& j, DatasetSection& s);
+void to_json(nlohmann::json& j, const PeakEntry& s);
+void from_json(const nlohmann::json& j, PeakEntry& s);
 
 // Where each built-in section sits: ScenarioResult's and RunResult's to_json/from_json move a
 // section between its typed member and extra[key] with these.
@@ -265,6 +285,19 @@ void read_section(nlohmann::json& extra, const char* key, std::optional<Section>
   if (it == extra.end()) return;
   if (it->is_object()) section = it->template get<Section>();
   extra.erase(it);  // owned by the typed member from here on
+}
+// A section that is a list of entries (extra.peaks): its object entries, the others skipped.
+template <typename Entry>
+void read_section(nlohmann::json& extra, const char* key, std::optional<std::vector<Entry>>& section) {
+  if (!extra.is_object()) return;
+  const auto it = extra.find(key);
+  if (it == extra.end()) return;
+  if (it->is_array()) {
+    section.emplace();
+    for (const auto& e : *it)
+      if (e.is_object()) section->push_back(e.template get<Entry>());
+  }
+  extra.erase(it);
 }
 
 }  // namespace tb

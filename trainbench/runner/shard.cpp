@@ -73,44 +73,28 @@ std::vector<ScenarioParams> shard_scenarios(const std::vector<ScenarioParams>& s
   return out;
 }
 
-nlohmann::json shard_record(const Shard& shard, const std::vector<ScenarioParams>& all) {
-  return {{"index", shard.index},
-          {"count", shard.count},
-          {"matrix_digest", scenarios_digest(all)},
-          {"scenarios", all.size()}};
+ShardRecord shard_record(const Shard& shard, const std::vector<ScenarioParams>& all) {
+  return {shard, scenarios_digest(all), all.size()};
 }
 
 std::optional<ShardRecord> recorded_shard(const RunResult& run, const std::string& where) {
-  const auto it = run.extra.find("shard");
-  if (it == run.extra.end()) return std::nullopt;
-  const nlohmann::json& j = *it;
-  TB_CHECK_INPUT(j.is_object(), where, "extra.shard", "not an object");
-  ShardRecord r;
-  try {
-    r.shard.count = integer_field<int>(j, "count", 0);
-    r.shard.index = integer_field<int>(j, "index", -1);
-    r.scenarios = integer_field<std::size_t>(j, "scenarios", 0);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(where, "extra.shard", e.what());
-  }
-  TB_CHECK_INPUT(r.shard.count >= 1 && r.shard.count <= kMaxShards, where, "extra.shard.count",
+  if (!run.provenance.shard) return std::nullopt;
+  const ShardRecord& r = *run.provenance.shard;
+  TB_CHECK_INPUT(r.shard.count >= 1 && r.shard.count <= kMaxShards, where, "provenance.shard.count",
                  "missing or not from 1 to ", kMaxShards);
-  TB_CHECK_INPUT(r.shard.index >= 0 && r.shard.index < r.shard.count, where, "extra.shard.index",
+  TB_CHECK_INPUT(r.shard.index >= 0 && r.shard.index < r.shard.count, where, "provenance.shard.index",
                  "missing or not from 0 to ", r.shard.count - 1);
-  r.matrix_digest = field_text(j, "matrix_digest");
-  TB_CHECK_INPUT(!r.matrix_digest.empty(), where, "extra.shard.matrix_digest", "missing or not a string");
+  TB_CHECK_INPUT(!r.matrix_digest.empty(), where, "provenance.shard.matrix_digest", "missing or empty");
   return r;
 }
 
 void mark_shard(ScenarioResult& scenario, const Shard& shard, std::size_t position) {
-  scenario.extra["shard"] = {{"index", shard.index}, {"position", position}};
+  scenario.provenance.shard = ScenarioShard{shard.index, position};
 }
 
 std::optional<std::size_t> matrix_position(const ScenarioResult& scenario) {
-  const nlohmann::json* shard = field_object(scenario.extra, "shard");
-  const auto position = shard ? optional_integer(*shard, "position") : std::nullopt;
-  if (!position || *position < 0) return std::nullopt;
-  return static_cast<std::size_t>(*position);
+  if (!scenario.provenance.shard) return std::nullopt;
+  return scenario.provenance.shard->position;
 }
 
 }  // namespace tb

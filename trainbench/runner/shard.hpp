@@ -20,13 +20,6 @@
 
 namespace tb {
 
-// Shard `index` (0-based, as SLURM_ARRAY_TASK_ID and a CI matrix index usually are) of `count`.
-struct Shard {
-  int index = 0;
-  int count = 1;
-  bool operator==(const Shard&) const = default;
-};
-
 inline constexpr int kMaxShards = 1000000;
 
 // Parses "i/n" with 0 <= i < n <= kMaxShards, digits only; InputError("command line",
@@ -40,26 +33,22 @@ std::vector<bool> shard_members(const std::vector<ScenarioParams>& scenarios, co
 // The scenarios `shard` measures, in matrix order.
 std::vector<ScenarioParams> shard_scenarios(const std::vector<ScenarioParams>& scenarios, const Shard& shard);
 
-// What a shard run records as run.extra.shard: {index, count, matrix_digest, scenarios}, the
-// last two of the FULL matrix `all` (the run's own matrix_digest is that of its shard, so that
-// `compare --against last` finds the same shard of an earlier run).
-nlohmann::json shard_record(const Shard& shard, const std::vector<ScenarioParams>& all);
+// What a shard run records as run.provenance.shard (Shard and ShardRecord are
+// results/provenance.hpp's): the matrix digest and scenario count of the FULL matrix `all` (the
+// run's own matrix_digest is that of its shard, so that `compare --against last` finds the same
+// shard of an earlier run).
+ShardRecord shard_record(const Shard& shard, const std::vector<ScenarioParams>& all);
 
-// run.extra.shard read back.
-struct ShardRecord {
-  Shard shard;
-  std::string matrix_digest;  // scenarios_digest of the full matrix
-  std::size_t scenarios = 0;  // scenarios in the full matrix
-};
-// The record of a shard run; nullopt for a run without extra.shard. InputError naming `where`
-// (the results file) and the field when the record is malformed.
+// The record of a shard run; nullopt for a run without provenance.shard. InputError naming
+// `where` (the results file) and the field when the record is out of range.
 std::optional<ShardRecord> recorded_shard(const RunResult& run, const std::string& where);
 
-// Marks a scenario result as measured by `shard`: extra.shard = {index, position}, position
+// Marks a scenario result as measured by `shard`: provenance.shard = {index, position}, position
 // being its 0-based place in the full matrix (merge restores the matrix order from it). Segments
-// of two scenarios pair by round only when both were measured by the same shard (comparison.cpp).
+// of two scenarios pair by round only when both were measured by the same shard
+// (measured_together, provenance.hpp).
 void mark_shard(ScenarioResult& scenario, const Shard& shard, std::size_t position);
-// The extra.shard.position of a scenario, nullopt when it has none.
+// The provenance.shard.position of a scenario, nullopt when it has none.
 std::optional<std::size_t> matrix_position(const ScenarioResult& scenario);
 
 }  // namespace tb

@@ -20,4 +20,10 @@ bool field_flag(const nlohmann::json& j, const char* key, bool fallback = false)
 // The object at `key`, or nullptr.
 const nlohmann::json* field_object(const nlohmann::json& j, const char* key);
 
+// Writes j[key] = *value when there is one; an absent value writes no key.
+template <typename T>
+void put_optional(nlohmann::json& j, const char* key, const std::optional<T>& value) {
+  if (value) j[key] = *value;
+}
+
 }  // namespace tb

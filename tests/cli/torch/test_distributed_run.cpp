@@ -76,8 +76,8 @@ TEST_F(DistributedRun, NprocPerNodeRunsWorldSizesOneAndTwo) {
   ASSERT_EQ(run("ddp.json", "--nproc-per-node 2"), 0) << log();
   const json r = results();
   EXPECT_EQ(r["scenarios"].size(), 3u);
-  EXPECT_EQ(r["extra"]["ranks"]["world_size"], 2);
-  EXPECT_EQ(r["extra"]["ranks"]["launcher"], "trainbench");
+  EXPECT_EQ(r["provenance"]["ranks"]["world_size"], 2);
+  EXPECT_EQ(r["provenance"]["ranks"]["launcher"], "trainbench");
   expect_measured_on_two_ranks(r);
   expect_valid_schema(dir_ / "out" / "results.json");
 }
@@ -121,7 +121,7 @@ TEST_F(DistributedRun, RunsUnderTorchrun) {
                           " --format md --no-history >> " + p("log.txt") + " 2>&1";
   ASSERT_EQ(tb::test::run_shell(cmd), 0) << log();
   const json r = results();
-  EXPECT_EQ(r["extra"]["ranks"]["launcher"], "torchrun");
+  EXPECT_EQ(r["provenance"]["ranks"]["launcher"], "torchrun");
   expect_measured_on_two_ranks(r);
 }
 

@@ -160,15 +160,16 @@ TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
     ASSERT_EQ(s.status, tb::ScenarioStatus::ok) << s.id << ": " << s.message;
     if (finished.count(s.id)) {
       EXPECT_EQ(s.step_times_s, finished[s.id]) << s.id << " was measured again";
-      EXPECT_FALSE(s.extra.contains("measured_in_resume")) << s.id;
+      EXPECT_EQ(s.provenance.measured_in_resume, 0) << s.id;
     } else {
-      EXPECT_EQ(s.extra.value("measured_in_resume", 0), 1) << s.id;
+      EXPECT_EQ(s.provenance.measured_in_resume, 1) << s.id;
     }
   }
-  const auto resume = done.extra.at("resume");
-  EXPECT_EQ(resume.at("count"), 1);
-  EXPECT_EQ(resume.at("rerun").size(), static_cast<std::size_t>(interrupted));
-  EXPECT_EQ(resume.at("forced"), false);
+  ASSERT_TRUE(done.provenance.resume);
+  const auto& resume = *done.provenance.resume;
+  EXPECT_EQ(resume.count, 1);
+  EXPECT_EQ(resume.rerun.size(), static_cast<std::size_t>(interrupted));
+  EXPECT_FALSE(resume.forced);
   // Nothing left: a second resume has nothing to do.
   EXPECT_EQ(run({"run", "--resume", out.string()}), 0);
   EXPECT_NE(log().find("nothing to resume"), std::string::npos);
@@ -199,8 +200,9 @@ TEST_F(InterruptResume, SigtermKeepsEveryWholeSegmentAndDropsThePartOne) {
   std::ofstream(out / "results.json") << moved.dump(2);
   ASSERT_EQ(run({"run", "--resume", out.string(), "--force", "--set", "test_delay_ms=0"}), 0);
   const auto forced = tb::load_results(out.string());
-  EXPECT_EQ(forced.extra.at("resume").at("forced"), true);
-  EXPECT_NE(forced.extra.at("resume").at("forced_over").dump().find("Imaginary CPU 9000"), std::string::npos);
+  ASSERT_TRUE(forced.provenance.resume);
+  EXPECT_TRUE(forced.provenance.resume->forced);
+  EXPECT_NE(nlohmann::json(forced.provenance.resume->forced_over).dump().find("Imaginary CPU 9000"), std::string::npos);
   for (const auto& s : forced.scenarios) EXPECT_EQ(s.status, tb::ScenarioStatus::ok) << s.id;
 }
 
@@ -231,11 +233,11 @@ TEST_F(InterruptResume, IsolatedRunStopsAtOnceAndResumesIsolated) {
 
   ASSERT_EQ(run({"run", "--resume", out.string(), "--set", "test_delay_ms=0"}), 0);
   const auto done = tb::load_results(out.string());
-  EXPECT_EQ(done.extra.value("isolated", false), true);
+  EXPECT_TRUE(done.provenance.isolated);
   ASSERT_EQ(done.scenarios.size(), 8u);
   for (const auto& s : done.scenarios) {
     EXPECT_EQ(s.status, tb::ScenarioStatus::ok) << s.id << ": " << s.message;
-    EXPECT_EQ(s.extra.value("measured_in_resume", 0), 1) << s.id;
+    EXPECT_EQ(s.provenance.measured_in_resume, 1) << s.id;
   }
 }
 

@@ -58,7 +58,7 @@ class Isolate : public tb::test::CliTest {
     EXPECT_NE(message.find(signal), std::string::npos) << message;
     EXPECT_NE(message.find(stderr_words), std::string::npos) << message;
     EXPECT_EQ(r["extra"]["summary"]["crashed"], 1) << r["extra"]["summary"].dump();
-    EXPECT_EQ(r["extra"]["isolated"], true);
+    EXPECT_EQ(r["provenance"]["isolated"], true);
     // The workers' stderr files are gone; the report names the crash.
     for (const auto& e : fs::directory_iterator(dir_ / "out"))
       EXPECT_EQ(e.path().filename().string().rfind(".worker-", 0), std::string::npos) << e.path();

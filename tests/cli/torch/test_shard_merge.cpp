@@ -51,14 +51,14 @@ TEST_F(ShardMerge, ThreeShardsMergeIntoTheUnshardedScenarioSet) {
     const std::string dir = "s" + std::to_string(i);
     ASSERT_EQ(run_six(dir, "--shard " + std::to_string(i) + "/3"), 0) << log();
     const json shard = results(dir);
-    EXPECT_EQ(shard["extra"]["shard"]["index"], i);
-    EXPECT_EQ(shard["extra"]["shard"]["count"], 3);
-    EXPECT_EQ(shard["extra"]["shard"]["matrix_digest"], whole["matrix"]["digest"]);
-    EXPECT_EQ(shard["extra"]["shard"]["scenarios"], 6);
+    EXPECT_EQ(shard["provenance"]["shard"]["index"], i);
+    EXPECT_EQ(shard["provenance"]["shard"]["count"], 3);
+    EXPECT_EQ(shard["provenance"]["shard"]["matrix_digest"], whole["matrix"]["digest"]);
+    EXPECT_EQ(shard["provenance"]["shard"]["scenarios"], 6);
     EXPECT_EQ(shard["baseline_id"], whole["baseline_id"]);  // chosen over the whole matrix
     EXPECT_EQ(shard["scenarios"].size(), 2u);               // 6 scenarios dealt to 3 shards
     for (const auto& s : shard["scenarios"]) {
-      EXPECT_EQ(s["extra"]["shard"]["index"], i) << s["id"];
+      EXPECT_EQ(s["provenance"]["shard"]["index"], i) << s["id"];
       measured.insert(s["id"].get<std::string>());
     }
     expect_valid_schema(dir_ / dir / "results.json");
@@ -82,9 +82,9 @@ TEST_F(ShardMerge, ThreeShardsMergeIntoTheUnshardedScenarioSet) {
   EXPECT_NE(log().find("holds shard 1/3 of its matrix"), std::string::npos) << log();
   // The merged folder is not a shard: resuming or merging it again is refused, naming it.
   EXPECT_EQ(trainbench("run --resume " + p("merged")), 2) << log();
-  EXPECT_NE(log().find("extra.merge: merged shards"), std::string::npos) << log();
+  EXPECT_NE(log().find("provenance.merge: merged shards"), std::string::npos) << log();
   EXPECT_EQ(trainbench("merge " + p("merged") + " --out " + p("again")), 2) << log();
-  EXPECT_NE(log().find(p("merged") + ": extra.shard: not a shard"), std::string::npos) << log();
+  EXPECT_NE(log().find(p("merged") + ": provenance.shard: not a shard"), std::string::npos) << log();
 }
 
 TEST_F(ShardMerge, BadShardIsAUsageErrorAndAnEmptyShardIsStillARun) {
@@ -97,7 +97,7 @@ TEST_F(ShardMerge, BadShardIsAUsageErrorAndAnEmptyShardIsStillARun) {
   ASSERT_EQ(run_six("empty", "--shard 6/7"), 0) << log();  // 6 scenarios, 7 shards: the last has none
   const json empty = results("empty");
   EXPECT_TRUE(empty["scenarios"].empty());
-  EXPECT_EQ(empty["extra"]["shard"]["index"], 6);
+  EXPECT_EQ(empty["provenance"]["shard"]["index"], 6);
   EXPECT_FALSE(empty["baseline_id"].get<std::string>().empty());
   expect_valid_schema(dir_ / "empty" / "results.json");
 }

@@ -80,12 +80,12 @@ TEST(Runner, TinyMatrixRunsSkipsAndValidates) {
       EXPECT_EQ(s.loss_curve.size(), static_cast<std::size_t>(s.warmup_steps + s.measured_steps));
       EXPECT_GT(s.memory.peak_rss_bytes, 0);
       // Energy of the timed steps, or why there is none (no RAPL in a VM, an unreadable file).
-      ASSERT_TRUE(s.extra.contains("energy")) << s.id;
-      const auto& energy = s.extra.at("energy");
-      if (energy.at("available").get<bool>()) EXPECT_GT(energy.at("joules_per_step").get<double>(), 0) << energy;
-      else EXPECT_FALSE(energy.at("reason").get<std::string>().empty()) << energy;
+      ASSERT_TRUE(s.energy) << s.id;
+      if (s.energy->available) EXPECT_GT(s.energy->joules_per_step, 0) << nlohmann::json(*s.energy);
+      else EXPECT_FALSE(s.energy->reason.empty()) << nlohmann::json(*s.energy);
       // The process's CPU time over the measured segments (gbench.json's cpu_time).
-      EXPECT_GT(s.disturbance.value("process_cpu_s", 0.0), 0) << s.disturbance;
+      ASSERT_TRUE(s.disturbance) << s.id;
+      EXPECT_GT(s.disturbance->process_cpu_s.value_or(0.0), 0) << nlohmann::json(*s.disturbance);
       ++ok;
     }
   }
@@ -175,7 +175,8 @@ TEST(Runner, ScenariosAreMeasuredInInterleavedSegments) {
     EXPECT_EQ(s.measured_steps, 8);
     EXPECT_EQ(s.step_time_s.ci_method, "segments");
     EXPECT_TRUE(s.step_time_s.has_interval());
-    EXPECT_TRUE(s.disturbance.contains("other_cpu_cores")) << s.disturbance.dump();
+    ASSERT_TRUE(s.disturbance);
+    EXPECT_TRUE(nlohmann::json(*s.disturbance).contains("other_cpu_cores")) << nlohmann::json(*s.disturbance).dump();
     // Warm-up once, then one re-warm step before each later segment.
     EXPECT_EQ(s.warmup_steps, 1 + 3);
     EXPECT_EQ(s.loss_curve.size(), static_cast<std::size_t>(s.warmup_steps + s.measured_steps));
@@ -241,14 +242,16 @@ TEST(Runner, AnotherProcessBurningCpuMarksTheScenarioContended) {
   const auto tolerant = run_matrix(parse_matrix(j, "tolerant.json", default_parse_options()), RunOptions{});
   run_shell("kill $(cat " + pids + ") 2>/dev/null");
   ASSERT_EQ(run.scenarios.size(), 1u);
-  const auto& d = run.scenarios[0].disturbance;
+  ASSERT_TRUE(run.scenarios[0].disturbance);
+  const nlohmann::json d = *run.scenarios[0].disturbance;
   ASSERT_TRUE(d.value("available", false)) << d.dump();
   EXPECT_GT(d.value("other_cpu_cores", 0.0), 0.25) << d.dump();
   EXPECT_TRUE(run.scenarios[0].contended()) << d.dump();
   EXPECT_NE(d.value("reason", std::string()).find("other processes"), std::string::npos) << d.dump();
 
   ASSERT_EQ(tolerant.scenarios.size(), 1u);
-  const auto& t = tolerant.scenarios[0].disturbance;
+  ASSERT_TRUE(tolerant.scenarios[0].disturbance);
+  const nlohmann::json t = *tolerant.scenarios[0].disturbance;
   EXPECT_GT(t.value("other_cpu_cores", 0.0), 0.25) << t.dump();
   EXPECT_FALSE(tolerant.scenarios[0].contended()) << t.dump();
   EXPECT_DOUBLE_EQ(t.at("thresholds").value("other_cpu_cores", 0.0), 16.0) << t.dump();

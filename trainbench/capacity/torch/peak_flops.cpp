@@ -225,28 +225,4 @@ std::string describe(const PeakResult& peak) {
   return text;
 }
 
-void to_json(nlohmann::json& j, const PeakSizeResult& size) {
-  j = nlohmann::json{{"n", size.n},
-                     {"median_flops_per_s", size.median_flops_per_s},
-                     {"min_flops_per_s", size.min_flops_per_s},
-                     {"max_flops_per_s", size.max_flops_per_s},
-                     {"blocks", size.blocks},
-                     {"matmuls_per_block", size.matmuls_per_block}};
-}
-
-void to_json(nlohmann::json& j, const PeakResult& peak) {
-  j = nlohmann::json{{"flops_per_s", peak.flops_per_s},
-                     {"n", peak.n},
-                     {"dtype", peak.dtype},
-                     {"device", peak.device},
-                     {"median_s", peak.median_s},
-                     {"samples", peak.samples},
-                     {"matmuls_per_sample", peak.matmuls_per_sample},
-                     {"threads", peak.threads},
-                     {"min_flops_per_s", peak.min_flops_per_s},
-                     {"max_flops_per_s", peak.max_flops_per_s},
-                     {"rel_spread", peak.rel_spread},
-                     {"sizes", peak.sizes}};
-}
-
 }  // namespace tb::capacity

@@ -6,34 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/capacity/peak_result.hpp>
 #include <trainbench/matrix/scenario.hpp>
 
 namespace tb::capacity {
-
-// One matrix size of the sweep: the rates of its timed blocks (one block = a group of
-// back-to-back matmuls, timed as a whole).
-struct PeakSizeResult {
-  int n = 0;                     // square matrix size
-  double median_flops_per_s = 0;  // median over the blocks
-  double min_flops_per_s = 0;     // slowest block
-  double max_flops_per_s = 0;     // fastest block
-  int blocks = 0;                 // timed blocks (repeats)
-  int matmuls_per_block = 1;
-};
-
-struct PeakResult {
-  double flops_per_s = 0;  // the best size's median block rate: 2 n^3 / median_s
-  int n = 0;               // that size
-  std::string dtype;       // "float32", "tf32", "bfloat16", "float16"
-  std::string device;      // "cpu" or "cuda"
-  double median_s = 0;     // median time of one n x n matmul at the best size
-  int samples = 0;         // timed blocks behind that median
-  int matmuls_per_sample = 1;  // matmuls per timed block at the best size
-  int threads = 0;             // intra-op threads (at::get_num_threads) during the measurement
-  // Spread of the best size's blocks: min/max rate and (max - min) / median.
-  double min_flops_per_s = 0, max_flops_per_s = 0, rel_spread = 0;
-  std::vector<PeakSizeResult> sizes;  // every size measured, in the order given
-};
 
 struct PeakOptions {
   // Sizes to sweep; empty: the device's defaults (CPU 768, 1024, 1536; CUDA 4096, 8192, 16384).
@@ -63,11 +39,5 @@ PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n = 0
 
 // "matmul n=8192 bfloat16 on cuda" (PeakFlops::detail in utilization.hpp).
 std::string describe(const PeakResult& peak);
-
-// {"flops_per_s","n","dtype","device","median_s","samples","matmuls_per_sample","threads",
-//  "min_flops_per_s","max_flops_per_s","rel_spread","sizes":[{"n","median_flops_per_s",
-//  "min_flops_per_s","max_flops_per_s","blocks","matmuls_per_block"}]}
-void to_json(nlohmann::json& j, const PeakSizeResult& size);
-void to_json(nlohmann::json& j, const PeakResult& peak);
 
 }  // namespace tb::capacity

@@ -29,16 +29,14 @@ std::string gpu_name(const RunResult& run) {
 int devices_used(const RunResult& run, const ScenarioParams& p) {
   if (p.world_size <= 1) return 1;
   if (p.device == DeviceKind::cuda) return p.world_size;
-  const int per_node = run.extra.value("ranks", nlohmann::json::object()).value("local_world_size", 1);
+  const int per_node = run.provenance.ranks ? run.provenance.ranks->local_world_size : 1;
   return std::max(1, (p.world_size + std::max(1, per_node) - 1) / std::max(1, per_node));
 }
 
-// The scenario's measured energy per step (energy_meter.hpp's extra.energy), when available.
+// The scenario's measured energy per step (energy_result.hpp), when available.
 std::optional<double> measured_joules_per_step(const ScenarioResult& s) {
-  const auto it = s.extra.find("energy");
-  if (it == s.extra.end() || !it->is_object() || !it->value("available", false)) return std::nullopt;
-  const auto& jps = it->value("joules_per_step", nlohmann::json());
-  return jps.is_number() && jps.get<double>() > 0 ? std::optional<double>(jps.get<double>()) : std::nullopt;
+  if (!s.energy || !s.energy->available || !(s.energy->joules_per_step > 0)) return std::nullopt;
+  return s.energy->joules_per_step;
 }
 
 }  // namespace
@@ -65,10 +63,10 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
   if (cap.contains("price_per_kwh")) projection_options.price_per_kwh = cap.at("price_per_kwh").get<double>();
 
   std::map<std::pair<DeviceKind, Precision>, MeasuredPeak> peaks;
-  run.extra["peaks"] = nlohmann::json::array();
+  run.peaks.emplace();
   for (auto& s : run.scenarios) {
-    if (s.status != ScenarioStatus::ok || !s.extra.contains("flops_per_sample")) continue;
-    const auto per_sample = s.extra.at("flops_per_sample").get<capacity::FlopCount>();
+    if (s.status != ScenarioStatus::ok || !s.flops_per_sample) continue;
+    const capacity::FlopCount per_sample = *s.flops_per_sample;
     const auto key = std::make_pair(s.params.device, s.params.precision);
     if (!peaks.count(key)) {
       MeasuredPeak m;
@@ -86,8 +84,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
                                 " matmul peak's blocks spread " + std::to_string(std::lround(peak.rel_spread * 100)) +
                                 "% (a busy machine?); MFU against it is uncertain");
           }
-          run.extra["peaks"].push_back(
-              {{"device", to_string(s.params.device)}, {"precision", to_string(s.params.precision)}, {"peak", peak}});
+          run.peaks->push_back({to_string(s.params.device), to_string(s.params.precision), peak});
         } catch (const std::exception& e) {
           m.detail = e.what();
         }
@@ -106,8 +103,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
     std::optional<capacity::Projection> projection;
     if (target) {
       // A rank's dataset is its shard.
-      const auto dataset_size =
-          s.extra.value("dataset", nlohmann::json::object()).value("samples", std::int64_t{0}) * s.params.world_size;
+      const auto dataset_size = (s.dataset ? s.dataset->samples : 0) * s.params.world_size;
       const double tokens = s.samples_per_s > 0 ? s.tokens_per_s / s.samples_per_s : 0;
       const double samples = capacity::target_samples(*target, tokens, dataset_size, "capacity.target");
       auto options = projection_options;

@@ -10,7 +10,7 @@
 namespace tb {
 
 // Fills scenario.capacity for every ok scenario with a FLOP count and
-// run.extra["peaks"] with the peaks measured. Matrix keys read from "capacity":
+// run.peaks (extra.peaks) with the peaks measured. Matrix keys read from "capacity":
 //   "target": "1e9 tokens" | "3 epochs" | "50000" (samples), "devices": N,
 //   "price_per_device_hour": X, "avg_power_watts": W, "measure_peak": true
 // Never throws: a failure (e.g. a bad capacity.target) is a warning on `progress`, so the

@@ -142,7 +142,7 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   TB_CHECK_INPUT(std::filesystem::exists(results_path), "command line", "--resume", dir,
                  " holds no results.json: nothing to resume");
   RunResult previous = load_results(results_path);
-  TB_CHECK_INPUT(!previous.extra.contains("merge"), results_path, "extra.merge",
+  TB_CHECK_INPUT(!previous.provenance.merge, results_path, "provenance.merge",
                  "merged shards (trainbench merge): resume the shard that did not finish, then merge again");
   const auto takes_value = [](const std::string& name) {
     const Option* option = run_command().spec.find(name);

@@ -125,7 +125,7 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream& err) {
   // An isolated worker never writes results (the parent `run` does): no manifest to capture.
   if (!a.isolate) {
     run.environment = capture_environment(options.command_line, spec.defaults.seed);
-    run.extra["ab_session"] = {{"id", a.session}, {"side", a.side}};
+    run.provenance.ab_session = AbSessionProvenance{a.session, a.side, std::nullopt};
   }
   auto scenarios = expand(spec);
   run.matrix_digest = scenarios_digest(scenarios);

@@ -131,13 +131,13 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
       todo.push_back(p);
     }
   }
-  // Scenarios measured by a resume say which (comparison.cpp pairs segments only within one).
-  const int resume_count = run.extra.value("resume", nlohmann::json::object()).value("count", 0);
+  // Scenarios measured by a resume say which (segments pair only within one pass).
+  const int pass = run.provenance.pass();
   // Ids repeat when scenarios differ only outside the axes: each result is taken once, in order.
   auto in_matrix_order = [&](std::vector<ScenarioResult> fresh) {
     std::multimap<std::string, ScenarioResult> fresh_by_id, kept_left = kept_by_id;
     for (auto& r : fresh) {
-      if (resume_count > 0) r.extra["measured_in_resume"] = resume_count;
+      r.provenance.measured_in_resume = pass;
       fresh_by_id.emplace(r.id, std::move(r));
     }
     std::vector<ScenarioResult> out;
@@ -163,15 +163,14 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
   // --isolate: the same schedule, each scenario in its own worker process (isolated_table.hpp).
   std::unique_ptr<ScenarioSet> scenario_set;
   if (options.isolate) {
-    run.extra["isolated"] = true;
+    run.provenance.isolated = true;
     scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
                                                            scenarios_digest(all), spec.file, options,
                                                            run_start, options.listener);
   } else if (options.world) {
     // Several ranks: rank 0 leads, the others follow its commands (rank_protocol.hpp).
-    run.extra["ranks"] = {{"world_size", options.world->size()},
-                          {"local_world_size", options.world->environment().local_world_size},
-                          {"launcher", options.world->environment().launcher}};
+    run.provenance.ranks = RanksProvenance{options.world->size(), options.world->environment().local_world_size,
+                                           options.world->environment().launcher};
     scenario_set = std::make_unique<LeaderScenarioTable>(
         options.world,
         std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss, options.listener),
@@ -224,11 +223,11 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   const auto baseline = choose_baseline(spec, scenarios);
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
   // A shard keeps the whole matrix's baseline (every shard records the same, in its results or
-  // not) and digest (in extra.shard, for merge); its own digest is that of what it measures, so
+  // not) and digest (in provenance.shard, for merge); its own digest is that of what it measures, so
   // that `compare --against last` finds the same shard of an earlier run.
   const auto measured = shard_scenarios(scenarios, options.shard.value_or(Shard{}));
   if (options.shard) {
-    run.extra["shard"] = shard_record(*options.shard, scenarios);
+    run.provenance.shard = shard_record(*options.shard, scenarios);
     run.matrix_digest = scenarios_digest(measured);
   }
   const StoppingRule& rule = spec.defaults.stopping;
@@ -261,7 +260,7 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   std::vector<ScenarioResult> kept;
   for (auto& r : previous.scenarios)
     if (!needs_rerun(r)) kept.push_back(std::move(r));
-  nlohmann::json rerun = nlohmann::json::array();
+  std::vector<std::string> rerun;
   for (const auto& p : measured) {
     const auto id = scenario_id(p);
     if (std::none_of(kept.begin(), kept.end(), [&](const ScenarioResult& r) { return r.id == id; }))
@@ -269,11 +268,9 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   }
   RunResult run = std::move(previous);  // same run id, environment and baseline
   run.scenarios.clear();
-  run.matrix_digest = scenarios_digest(measured);  // a shard's own (extra.shard keeps the matrix's)
-  const int count = run.extra.value("resume", nlohmann::json::object()).value("count", 0) + 1;
-  run.extra["resume"] = {{"count", count}, {"resumed_at", record.resumed_at}, {"rerun", rerun},
-                         {"forced", !record.forced.empty()}};
-  if (!record.forced.empty()) run.extra["resume"]["forced_over"] = record.forced;
+  run.matrix_digest = scenarios_digest(measured);  // a shard's own (provenance.shard keeps the matrix's)
+  run.provenance.resume = ResumeProvenance{run.provenance.pass() + 1, record.resumed_at, rerun,
+                                           !record.forced.empty(), record.forced};
   if (options.listener)
     options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
                                    options.out_dir, rerun.size(), measured.size(),

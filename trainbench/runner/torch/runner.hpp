@@ -43,7 +43,7 @@ struct RunOptions {
   std::shared_ptr<dist::World> world;
   bool follower = false;  // a rank other than 0: rank 0 decides when segments end or stop
   // --shard i/n: measure only this shard of the matrix (shard.hpp); the baseline is still chosen
-  // over the whole matrix, and run.extra.shard records which shard this is.
+  // over the whole matrix, and run.provenance.shard records which shard this is.
   std::optional<Shard> shard;
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
   // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
@@ -59,7 +59,7 @@ bool cuda_available();
 // "interrupted" and still writes results, reports and history for what did.
 RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options);
 
-// How a resume came about, recorded in run.extra.resume.
+// How a resume came about, recorded in run.provenance.resume.
 struct ResumeRecord {
   std::string resumed_at;            // UTC ISO 8601
   std::vector<std::string> forced;   // --force: what changed since the run (resume_check.hpp)

@@ -451,21 +451,12 @@ ScenarioResult ScenarioSession::State::result() const {
     r.data_parallel->ranks = {rank_timing(group ? group->rank() : 0, measured, params.effective_batch)};
   }
   r.disturbance = disturbance.result(params.contention);
-  if (gpu) {
-    // A GPU slowed by heat or a hardware brake measures the cooling, not the code.
-    const GpuLoad load = gpu->result();
-    r.disturbance["gpu"] = load;
-    if (load.throttled) {
-      r.disturbance["contended"] = true;
-      std::string reason = r.disturbance.value("reason", std::string());
-      r.disturbance["reason"] = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
-    }
-  }
-  if (energy) r.extra["energy"] = energy->result();
-  if (source) r.extra["dataset"] = {{"samples", source->size()}};
+  if (gpu) r.disturbance->add_gpu_load(gpu->result());
+  if (energy) r.energy = energy->result();
+  if (source) r.dataset = DatasetSection{static_cast<std::int64_t>(source->size())};
   if (model) {
     const auto layers = model->layers_per_sample();
-    if (!layers.empty()) r.extra["flops_per_sample"] = capacity::count_flops(layers);
+    if (!layers.empty()) r.flops_per_sample = capacity::count_flops(layers);
   }
   r.wall_s = std::chrono::duration<double>(Clock::now() - built).count();
   return r;
