@@ -169,7 +169,8 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
         continue;
       }
       table.finish(i);
-      reply.send(FinishOneReply{*table.snapshot_of(i)});
+      if (auto result = table.snapshot_of(i)) reply.send(FinishOneReply{std::move(*result)});
+      else reply.send(WorkerRefusal{"scenario " + std::to_string(i) + " was never measured", std::nullopt});
       if (a.isolate) return as_int(ExitCode::ok);  // its one scenario is done
     } else if (a.isolate) {  // save / finish would overwrite the parent's results.json
       reply.send(WorkerRefusal{"a --isolate worker only measures and finishes scenarios", std::nullopt});
