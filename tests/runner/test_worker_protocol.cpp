@@ -146,7 +146,7 @@ TEST(WorkerProtocol, AVersionOneTranscriptStillParses) {
   const std::vector<std::string> expected = {
       "hello 3", "segment 2 round 0", "segment reply", "segment 0 round 0", "segment reply", "save", "saved",
       "segment 0 round 1", "segment reply with snapshot", "finish_one 0", "result mlp/fp32/w0/a1/b64",
-      "refusal a --isolate w", "finish", "results results/ab-20261203-101500-p4242/new/p0/results.json",
+      "refusal a --isolate ", "finish", "results results/ab-20261203-101500-p4242/new/p0/results.json",
       "refusal scenarios/qu"};
   EXPECT_EQ(read, expected);
   const int rc = validate(kFixtures + "v1-transcript.jsonl");
