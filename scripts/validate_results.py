@@ -5,7 +5,9 @@
 
 Exit status: 0 valid, 1 invalid (each violation printed with its JSON path),
 2 usage error, unreadable file, or the jsonschema module is missing.
-Also works for matrix files: schema/matrix.schema.json scenarios/quick.json.
+Also works for matrix files: schema/matrix.schema.json scenarios/quick.json, and for
+files of JSON Lines (named *.jsonl), each line validated on its own, e.g. worker-protocol
+messages: schema/worker-protocol.schema.json transcript.jsonl.
 """
 import json
 import sys
@@ -26,15 +28,20 @@ def main(argv):
         with open(schema_path) as f:
             schema = json.load(f)
         with open(doc_path) as f:
-            doc = json.load(f)
+            if doc_path.endswith(".jsonl"):
+                docs = [(f"line {n}: ", json.loads(line)) for n, line in enumerate(f, 1) if line.strip()]
+            else:
+                docs = [("", json.load(f))]
     except (OSError, ValueError) as e:
         print(f"{e.filename if isinstance(e, OSError) else doc_path}: {e}", file=sys.stderr)
         return 2
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
-    for e in errors:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
-        print(f"{doc_path}: {where.lstrip('.') or '(root)'}: {e.message}", file=sys.stderr)
+    errors = []
+    for prefix, doc in docs:
+        for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
+            print(f"{doc_path}: {prefix}{where.lstrip('.') or '(root)'}: {e.message}", file=sys.stderr)
+            errors.append(e)
     if errors:
         print(f"{doc_path}: {len(errors)} schema violation(s) against {schema_path}", file=sys.stderr)
         return 1

@@ -1,21 +1,22 @@
-// trainbench ab: two builds measured side by side. Each build runs as a worker process
-// (trainbench/cli/torch/worker_command.hpp) holding the matrix's scenarios; every round, in a new shuffled scenario
-// order, one segment of a scenario is measured in OLD and then in NEW (or NEW then OLD, by coin
-// flip) back to back. Drift of the machine between runs (up to +-29% on this project's VM) hits
-// both builds alike inside a round, so the paired interval of NEW/OLD cancels it. Two processes
-// of one build also differ by themselves (A/A sessions with one worker pair: up to 13%), so by
-// default every round gets a fresh pair of workers: that difference then varies from round to
-// round and lands inside the paired interval instead of passing for the builds'.
+// trainbench ab: two builds measured side by side. It is `run` with a paired executor: each build
+// runs as a worker process (trainbench/cli/torch/worker_command.hpp) holding the matrix's
+// scenarios, and the schedule every executor runs (trainbench/runner/schedule.hpp) has each
+// scenario measured in OLD and NEW back to back, round by round (trainbench/runner/paired_workers.hpp
+// says why). Drift of the machine between runs (up to +-29% on this project's VM) hits both builds
+// alike inside a round, so the paired interval of NEW/OLD cancels it. Two processes of one build
+// also differ by themselves (A/A sessions with one worker pair: up to 13%), so by default every
+// round gets a fresh pair of workers. The verdict is `compare`'s: the same paired comparison and
+// gate.
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <random>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,8 +26,9 @@
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
-#include <trainbench/runner/child_process.hpp>
+#include <trainbench/runner/paired_workers.hpp>
 #include <trainbench/runner/process_merge.hpp>
+#include <trainbench/runner/schedule.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb::cli {
@@ -86,201 +88,118 @@ std::string default_session_id() {
   return std::string("ab-") + buf + "-p" + std::to_string(::getpid());
 }
 
-// One build's worker and what it said about the matrix.
-struct Side {
-  const char* name;  // "OLD" / "NEW"
-  std::string bin;
-  std::unique_ptr<ChildProcess> child;
-  nlohmann::json hello;
-  bool crashed = false;
-  std::string crash;  // how and where it ended
+// Where a session's results go: DIR/old, DIR/new, DIR/comparison.json.
+struct AbSession {
+  std::string id;       // recorded by both sides; the folder's name
+  std::string out_dir;  // DIR
 };
 
-std::optional<nlohmann::json> request(Side& side, const nlohmann::json& cmd) {
-  if (!side.child->write_line(cmd.dump())) return std::nullopt;
-  const auto line = side.child->read_line();
-  if (!line) return std::nullopt;
-  try {
-    return nlohmann::json::parse(*line);
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
+AbSession name_session(const AbArgs& a) {
+  AbSession s;
+  s.id = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
+  s.out_dir = a.out_dir.empty() ? "results/" + s.id : a.out_dir;
+  return s;
+}
+
+PairedWorkersOptions paired_options(const AbArgs& a, const AbSession& session) {
+  PairedWorkersOptions o;
+  o.matrix = a.matrix;
+  o.programs = {a.old_bin, a.new_bin};
+  o.session = session.id;
+  o.out_dir = session.out_dir;
+  o.sets = a.sets;
+  o.side_sets = {a.old_sets, a.new_sets};
+  o.memory_budget = a.memory_budget;
+  o.rounds_per_process = a.rounds_per_process;
+  return o;
+}
+
+// Both builds measured side by side, on the schedule every executor runs (schedule.hpp); each
+// round's progress on `out`. Throws PairedSessionError when a worker refused or crashed.
+std::array<std::vector<std::string>, 2> measure_side_by_side(const AbArgs& a, const AbSession& session,
+                                                           std::ostream& out) {
+  const auto start = std::chrono::steady_clock::now();
+  PairedWorkerSet pair(paired_options(a, session));
+  const StoppingRule rule = pair.stopping_rule();
+  out << "trainbench ab: " << a.matrix << " (" << pair.size() << " scenarios, " << rule.rounds << " rounds, "
+      << (a.rounds_per_process == 0 ? std::string("one worker pair")
+                                    : "a fresh worker pair every " + std::to_string(a.rounds_per_process) +
+                                          " round(s)")
+      << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in " << session.out_dir
+      << '\n';
+  ScheduleHooks hooks;
+  hooks.checkpoint = [&] { pair.save(); };
+  hooks.round_finished = [&](int round, const std::vector<std::size_t>&) {
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)")
+        << " done, " << static_cast<int>(seconds) << " s\n"
+        << std::flush;
+  };
+  Schedule(rule, pair.plan().seed).run(pair, hooks);
+  return {pair.parts(0), pair.parts(1)};
+}
+
+// Each side's processes as one run: DIR/old/results.json, DIR/new/results.json.
+void merge_sides(const std::array<std::vector<std::string>, 2>& parts, const AbSession& session) {
+  for (int s = 0; s < 2; ++s) {
+    std::vector<RunResult> loaded;
+    for (const auto& part : parts[s]) loaded.push_back(load_results(part));
+    RunResult merged = merge_process_parts(loaded);
+    merged.run_id = session.id + "-" + PairedWorkerSet::kFolders[s];
+    if (merged.provenance.ab_session)
+      merged.provenance.ab_session->processes = static_cast<std::int64_t>(parts[s].size());
+    annotate_run(merged);  // speedups within this side, from all its segments
+    save_results(merged, (fs::path(session.out_dir) / PairedWorkerSet::kFolders[s] / "results.json").string());
   }
 }
 
-void mark_crashed(Side& side, const std::string& during) {
-  const ChildExit how = side.child->wait();
-  side.crashed = true;
-  side.crash = std::string(side.name) + " worker (" + side.bin + ") ended with " + how.describe() +
-               " during " + during;
+// The verdict: the same paired comparison and gate as `compare DIR/old DIR/new`.
+int judge(const AbArgs& a, const AbSession& session, std::ostream& out, std::ostream& err) {
+  const std::string old_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[0]).string();
+  const std::string new_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[1]).string();
+  const RunResult old_run = load_results(old_dir);
+  const RunResult new_run = load_results(new_dir);
+  CompareOptions options;
+  options.same_threshold = a.threshold_pct / 100.0;
+  options.fail_on_regression_pct = a.fail_pct;
+  options.allow_broken = a.allow_broken;
+  if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
+  const RunComparison c = compare_runs(old_run, new_run, options);
+  out << '\n';
+  print_comparison_table(c, out);
+  const std::string json_path =
+      a.json_out.empty() ? (fs::path(session.out_dir) / "comparison.json").string() : a.json_out;
+  write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
+  out << "comparison: " << json_path << '\n';
+  if (c.compared == 0) {
+    err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
+    return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
+  }
+  if (a.aa) {
+    const std::string path =
+        a.noise_out.empty() ? (fs::path(session.out_dir) / "noise-floor.json").string() : a.noise_out;
+    write_aa_noise_floor(c, new_run, old_dir, new_dir, path);
+    out << "noise floor written to " << path << '\n';
+  }
+  return gate_exit_code(c, "trainbench ab", err);
 }
 
 int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   const AbArgs a = read_ab_args(parsed);
   // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
-  const std::string session = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
-  const std::string out_dir = a.out_dir.empty() ? "results/" + session : a.out_dir;
-  const auto start = std::chrono::steady_clock::now();
-  ensure_writable_dir(out_dir);  // before any measuring: OutputError, exit 5
-
-  Side sides[2] = {{"OLD", a.old_bin, nullptr, {}, false, {}}, {"NEW", a.new_bin, nullptr, {}, false, {}}};
-  const char* side_dirs[2] = {"old", "new"};
-  nlohmann::json plan;  // what the first pair of workers said about the matrix
-  std::vector<std::string> parts[2];  // each side's per-process results folders
-  std::size_t n = 0;
-  int rounds = 0, max_rounds = 0;
-  std::mt19937_64 rng;
-  std::vector<std::size_t> order;
-  std::vector<bool> active, converged_both;
-
-  for (int block = 0, round = 0;; ++block) {
-    // A fresh pair of workers for this block of rounds.
-    for (int s = 0; s < 2; ++s) {
-      const std::string part = (fs::path(out_dir) / side_dirs[s] / ("p" + std::to_string(block))).string();
-      std::vector<std::string> cmd = {sides[s].bin, "worker", a.matrix, "--out", part,
-                                      "--ab-session", session, "--ab-side", side_dirs[s]};
-      for (const auto* list : {&a.sets, s == 0 ? &a.old_sets : &a.new_sets})
-        for (const auto& set : *list) cmd.insert(cmd.end(), {"--set", set});
-      if (!a.memory_budget.empty()) cmd.insert(cmd.end(), {"--memory-budget", a.memory_budget});
-      try {
-        sides[s].child = std::make_unique<ChildProcess>(cmd);
-      } catch (const std::exception& e) {
-        err << "trainbench ab: " << e.what() << '\n';
-        return as_int(ExitCode::bad_input);
-      }
-      parts[s].push_back(part);
-    }
-    for (auto& side : sides) {
-      const auto line = side.child->read_line();
-      nlohmann::json hello;
-      try {
-        if (line) hello = nlohmann::json::parse(*line);
-      } catch (const nlohmann::json::exception&) {
-      }
-      if (hello.contains("error")) {
-        err << "trainbench ab: " << side.name << " (" << side.bin << "): " << hello.value("error", "") << '\n';
-        return as_int(ExitCode::bad_input);
-      }
-      if (!hello.contains("hello")) {
-        mark_crashed(side, "start-up");
-        err << "trainbench ab: " << side.crash << " (is it a trainbench build with `worker`?)\n";
-        return side.name[0] == 'N' ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
-      }
-      side.hello = std::move(hello);
-    }
-    if (sides[0].hello["scenarios"] != sides[1].hello["scenarios"] ||
-        sides[0].hello["digest"] != sides[1].hello["digest"] ||
-        (block > 0 && sides[0].hello["digest"] != plan["digest"])) {
-      err << "trainbench ab: OLD and NEW expand " << a.matrix
-          << " into different scenarios (matrix digest " << sides[0].hello.value("digest", "?")
-          << " vs " << sides[1].hello.value("digest", "?")
-          << "): an A/B comparison needs the same scenarios on both sides\n";
-      return as_int(ExitCode::bad_input);
-    }
-    if (block == 0) {
-      plan = sides[0].hello;
-      n = plan["scenarios"].size();
-      rounds = plan.value("rounds", 6);
-      // Extra rounds for unconverged scenarios only when one pair of workers does every round:
-      // with fresh pairs, convergence would be judged on one process's segments.
-      max_rounds = a.rounds_per_process == 0 ? plan.value("max_rounds", rounds) : rounds;
-      rng.seed(plan.value("seed", std::uint64_t{42}) ^ 0xab5e55101ULL);
-      order.resize(n);
-      for (std::size_t i = 0; i < n; ++i) order[i] = i;
-      active.assign(n, true);
-      converged_both.assign(n, false);
-      out << "trainbench ab: " << a.matrix << " (" << n << " scenarios, " << rounds << " rounds, "
-          << (a.rounds_per_process == 0 ? std::string("one worker pair")
-                                        : "a fresh worker pair every " + std::to_string(a.rounds_per_process) +
-                                              " round(s)")
-          << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in "
-          << out_dir << '\n';
-    }
-
-    const int block_end = a.rounds_per_process == 0 ? max_rounds : std::min(max_rounds, round + a.rounds_per_process);
-    bool crashed = false, any_left = false;
-    for (; round < block_end && !crashed; ++round) {
-      std::shuffle(order.begin(), order.end(), rng);
-      bool any = false;
-      for (const std::size_t i : order) {
-        if (!active[i] || (round >= rounds && converged_both[i])) continue;
-        any = true;
-        const int first = static_cast<int>(rng() & 1u);
-        bool still = true, conv = true;
-        for (const int s : {first, 1 - first}) {
-          const auto r = request(sides[s], {{"segment", i}, {"round", round}});
-          if (!r) {
-            mark_crashed(sides[s], "round " + std::to_string(round + 1) + ", scenario " +
-                                       plan["scenarios"][i].value("id", "?"));
-            crashed = true;
-            break;
-          }
-          still = still && r->value("active", false);
-          conv = conv && r->value("converged", false);
-        }
-        if (crashed) break;
-        active[i] = still;  // a scenario that failed on either side is measured no further
-        converged_both[i] = conv;
-      }
-      if (crashed) break;
-      for (auto& side : sides) request(side, {{"save", true}});
-      out << "round " << round + 1 << (round < rounds ? "/" + std::to_string(rounds) : " (extra)")
-          << " done, " << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
-          << " s\n" << std::flush;
-      any_left = any;
-      if (!any) break;
-    }
-    for (auto& side : sides) {
-      if (side.crashed) continue;
-      if (!request(side, {{"finish", true}})) mark_crashed(side, "its finish");
-      else side.child->wait();
-    }
-    for (int s = 0; s < 2; ++s)
-      if (sides[s].crashed) {
-        err << "trainbench ab: " << sides[s].crash << "; what it measured so far is in "
-            << parts[s].back() << "/results.json\n";
-        return s == 1 ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
-      }
-    if (round >= max_rounds || !any_left) break;
-  }
-
+  const AbSession session = name_session(a);
+  ensure_writable_dir(session.out_dir);  // before any measuring: OutputError, exit 5
+  std::array<std::vector<std::string>, 2> parts;
   try {
-    // Each side's processes as one run: DIR/old/results.json, DIR/new/results.json.
-    for (int s = 0; s < 2; ++s) {
-      std::vector<RunResult> loaded;
-      for (const auto& part : parts[s]) loaded.push_back(load_results(part));
-      RunResult merged = merge_process_parts(loaded);
-      merged.run_id = session + "-" + side_dirs[s];
-      if (merged.provenance.ab_session)
-        merged.provenance.ab_session->processes = static_cast<std::int64_t>(parts[s].size());
-      annotate_run(merged);  // speedups within this side, from all its segments
-      save_results(merged, (fs::path(out_dir) / side_dirs[s] / "results.json").string());
-    }
-    const RunResult old_run = load_results((fs::path(out_dir) / "old").string());
-    const RunResult new_run = load_results((fs::path(out_dir) / "new").string());
-    CompareOptions options;
-    options.same_threshold = a.threshold_pct / 100.0;
-    options.fail_on_regression_pct = a.fail_pct;
-    options.allow_broken = a.allow_broken;
-    if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
-    const RunComparison c = compare_runs(old_run, new_run, options);
-    out << '\n';
-    print_comparison_table(c, out);
-    const std::string json_path = a.json_out.empty() ? (fs::path(out_dir) / "comparison.json").string() : a.json_out;
-    write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
-    out << "comparison: " << json_path << '\n';
-    if (c.compared == 0) {
-      err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
-      return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
-    }
-    if (a.aa) {
-      const std::string path =
-          a.noise_out.empty() ? (fs::path(out_dir) / "noise-floor.json").string() : a.noise_out;
-      write_aa_noise_floor(c, new_run, (fs::path(out_dir) / "old").string(),
-                           (fs::path(out_dir) / "new").string(), path);
-      out << "noise floor written to " << path << '\n';
-    }
-    return gate_exit_code(c, "trainbench ab", err);
+    parts = measure_side_by_side(a, session, out);
+  } catch (const PairedSessionError& e) {
+    err << "trainbench ab: " << e.what() << '\n';
+    return e.new_side_at_fault() ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
+  }
+  try {
+    merge_sides(parts, session);
+    return judge(a, session, out, err);
   } catch (const OutputError&) {
     throw;  // main names the file and exits 5
   } catch (const std::exception& e) {

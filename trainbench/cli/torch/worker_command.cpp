@@ -20,6 +20,7 @@
 #include <trainbench/runner/torch/run_finish.hpp>
 #include <trainbench/runner/torch/runner.hpp>
 #include <trainbench/runner/torch/scenario_table.hpp>
+#include <trainbench/runner/worker_protocol.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb::cli {
@@ -88,7 +89,7 @@ class ReplyChannel {
 
 // A matrix the worker refuses is said on the protocol channel (and exits 2): the parent reads
 // only that.
-int worker(const ParsedArgs& args, std::ostream&, std::ostream& err) {
+int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
   ReplyChannel reply;
   WorkerArgs a;
   MatrixSpec spec;
@@ -102,7 +103,7 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream& err) {
                    "\"max\" (a capacity search) is not supported in an A/B session or with "
                    "--isolate; give the batch");
   } catch (const InputError& e) {
-    reply.send({{"error", e.what()}, {"exit", as_int(ExitCode::bad_input)}});
+    reply.send(WorkerRefusal{e.what(), as_int(ExitCode::bad_input)});
     return as_int(ExitCode::bad_input);
   }
   using Clock = std::chrono::steady_clock;
@@ -133,61 +134,62 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream& err) {
   if (!scenarios.empty()) run.baseline_id = scenario_id(scenarios[baseline.index]);
   const std::string results_path = (std::filesystem::path(a.out_dir) / "results.json").string();
 
-  nlohmann::json listed = nlohmann::json::array();
-  for (const auto& p : scenarios) listed.push_back({{"id", scenario_id(p)}, {"key", scenario_key(p)}});
-  const StoppingRule& rule = spec.defaults.stopping;
-  reply.send({{"hello", 1},
-              {"scenarios", listed},
-              {"digest", run.matrix_digest},
-              {"rounds", rule.rounds},
-              {"max_rounds", rule.max_rounds},
-              {"seed", spec.defaults.seed}});
+  WorkerHello hello;
+  for (const auto& p : scenarios) hello.scenarios.push_back({scenario_id(p), scenario_key(p)});
+  hello.digest = run.matrix_digest;
+  hello.rounds = spec.defaults.stopping.rounds;
+  hello.max_rounds = spec.defaults.stopping.max_rounds;
+  hello.seed = spec.defaults.seed;
+  reply.send(hello);
 
   for (auto& p : scenarios)  // after the digest, as in run_matrix: profiling is not part of it
     if (a.profile) p.profile.enabled = *a.profile;
   ScenarioTable table(scenarios, options, run_start, current_rss_bytes(), nullptr);
   std::string line;
   while (std::getline(std::cin, line)) {
-    nlohmann::json cmd;
+    WorkerRequest request;
     try {
-      cmd = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception&) {
-      err << "trainbench worker: ignoring a malformed command line from the parent\n";
+      request = parse_request(nlohmann::json::parse(line));
+    } catch (const std::exception& e) {  // malformed JSON, or not a request
+      reply.send(WorkerRefusal{std::string("not understood: ") + e.what(), std::nullopt});
       continue;
     }
-    if (cmd.contains("segment")) {
-      const auto i = cmd.value("segment", std::size_t{0});
-      if (i < table.size() && table.active(i)) table.segment(i, cmd.value("round", 0));
-      const bool active = i < table.size() && table.active(i);
-      nlohmann::json answer = {{"active", active}, {"converged", i < table.size() && table.converged(i)}};
-      if (active && cmd.value("snapshot", false))
-        if (auto snap = table.snapshot_of(i)) answer["snapshot"] = *snap;
+    if (const auto* segment = std::get_if<SegmentRequest>(&request)) {
+      const std::size_t i = segment->scenario;
+      if (i < table.size() && table.active(i)) table.segment(i, segment->round);
+      SegmentReply answer;
+      answer.active = i < table.size() && table.active(i);
+      answer.converged = i < table.size() && table.converged(i);
+      if (answer.active && segment->snapshot) answer.snapshot = table.snapshot_of(i);
       reply.send(answer);
-    } else if (cmd.contains("finish_one")) {
-      const auto i = cmd.value("finish_one", std::size_t{0});
+    } else if (const auto* finish_one = std::get_if<FinishOneRequest>(&request)) {
+      const std::size_t i = finish_one->scenario;
       if (i >= table.size()) {
-        reply.send({{"error", "no scenario " + std::to_string(i)}});
+        reply.send(WorkerRefusal{"no scenario " + std::to_string(i), std::nullopt});
         continue;
       }
       table.finish(i);
-      reply.send({{"result", *table.snapshot_of(i)}});
+      if (auto result = table.snapshot_of(i)) reply.send(FinishOneReply{std::move(*result)});
+      else reply.send(WorkerRefusal{"scenario " + std::to_string(i) + " was never measured", std::nullopt});
       if (a.isolate) return as_int(ExitCode::ok);  // its one scenario is done
     } else if (a.isolate) {  // save / finish would overwrite the parent's results.json
-      reply.send({{"error", "a --isolate worker only measures and finishes scenarios"}});
-    } else if (cmd.contains("save")) {
+      reply.send(WorkerRefusal{"a --isolate worker only measures and finishes scenarios", std::nullopt});
+    } else if (std::holds_alternative<SaveRequest>(request)) {
       run.scenarios = table.snapshot();
       save_results(run, results_path);
-      reply.send({{"saved", true}});
-    } else if (cmd.contains("finish")) {
+      reply.send(SavedReply{});
+    } else if (std::holds_alternative<FinishRequest>(request)) {
       table.finish_all();
       run.scenarios = table.take_results();
       finish_run(run, options);  // speedups within this side, results.json; no reports or history
-      reply.send({{"results", results_path}});
+      reply.send(FinishedReply{results_path});
       for (const auto& s : run.scenarios)
         if (s.status == ScenarioStatus::failed || s.status == ScenarioStatus::oom ||
             s.status == ScenarioStatus::diverged || s.status == ScenarioStatus::crashed)
           return as_int(ExitCode::failure);
       return as_int(ExitCode::ok);
+    } else if (const auto* drop = std::get_if<DropRequest>(&request); drop && drop->scenario < table.size()) {
+      table.abort(drop->scenario, drop->why);  // no reply: as for the ranks
     }
   }
   return 3;  // the parent went away without finishing
@@ -201,7 +203,7 @@ const Command& worker_command() {
        .summary = "one side of `ab`, or one scenario of `run --isolate` (started by them, not by hand)",
        .synopses = {"MATRIX --out DIR --ab-session ID --ab-side old|new [options]",
                     "MATRIX --isolate [--out DIR] [--run-start-ns N] [options]"},
-       .description = "Speaks a line-based JSON protocol on stdout (trainbench/cli/torch/worker_command.hpp).\n",
+       .description = "Speaks the worker protocol, one JSON object per line on stdout (docs/worker-protocol.md).\n",
        .positionals = {{"MATRIX", "the scenario matrix"}},
        .options = {{"--out", "DIR", "results folder"},
                    {"--ab-session", "ID", "the A/B session's id"},
@@ -216,7 +218,7 @@ const Command& worker_command() {
        .hidden = true},
       worker,
       [](const InputError& e, std::ostream& out) {
-        out << nlohmann::json{{"error", e.what()}, {"exit", as_int(ExitCode::bad_input)}}.dump() << std::endl;
+        out << nlohmann::json(WorkerRefusal{e.what(), as_int(ExitCode::bad_input)}).dump() << std::endl;
       }};
   return command;
 }

@@ -3,19 +3,12 @@
 // alive, and measures one segment whenever the parent asks, so that the parent can interleave
 // two builds, or many workers, round by round. Not meant to be run by hand.
 //
-// Protocol, one JSON object per line. Replies go to the process's original stdout; anything
-// else that would print there (LibTorch warnings) is sent to stderr instead.
-//   worker -> {"hello": 1, "scenarios": [{"id", "key"}...], "digest", "rounds", "max_rounds",
-//              "seed"}               or {"error": "message", "exit": 2} and exit 2
-//   parent -> {"segment": I, "round": R}  worker -> {"active": bool, "converged": bool}
-//             (with "snapshot": true the reply also has "snapshot": scenario I's result so far)
-//   parent -> {"finish_one": I}           worker -> {"result": scenario I's final result}
-//                                         (with --isolate it then exits 0)
-//   parent -> {"save": true}              worker -> {"saved": true}  (results.json so far)
-//   parent -> {"finish": true}            worker -> {"results": "DIR/results.json"} and exits
-//                                         (0, or 1 when a scenario failed, oom or diverged)
-//   end of input (the parent is gone)     the worker exits 3
-// With --isolate, "save" and "finish" are refused ({"error": ...}): results.json is the parent's.
+// It speaks the worker protocol (trainbench/runner/worker_protocol.hpp, docs/worker-protocol.md),
+// one JSON object per line. Replies go to the process's original stdout; anything else that would
+// print there (LibTorch warnings) is sent to stderr instead. With --isolate it exits 0 after its
+// one scenario's finish_one, and refuses save and finish (results.json is the parent's).
+// Exit codes: 0 ok, 1 a scenario failed (failed, oom, diverged, crashed), 2 bad input (after a
+// refusal on the protocol channel), 3 end of input before a finish (the parent is gone).
 #pragma once
 #include <trainbench/cli/command.hpp>
 

@@ -15,7 +15,7 @@ namespace tb {
 
 namespace {
 
-using nlohmann::json;
+bool give_up_on_interrupt() { return interrupted(); }
 
 std::string this_executable() {
   char buf[4096];
@@ -76,32 +76,24 @@ bool IsolatedScenarioTable::start(std::size_t i) {
   child_options.stderr_path = slot.stderr_path;
   child_options.detach_from_terminal_signals = true;
   try {
-    slot.worker = std::make_unique<ChildProcess>(argv, child_options);
-  } catch (const std::exception& e) {
-    failed(i, e.what());
-    return false;
-  }
-
-  json hello;
-  if (const auto line = slot.worker->read_line()) {
-    try {
-      hello = json::parse(*line);
-    } catch (const json::exception&) {
+    slot.worker = std::make_unique<WorkerClient>(argv, child_options);
+    slot.worker->await_hello();
+  } catch (const WorkerStartError& e) {
+    switch (e.kind()) {
+      case WorkerStartError::Kind::silent:
+        crashed(i, "start-up", e.exit());
+        return false;
+      case WorkerStartError::Kind::refused:  // the matrix file changed since this run read it?
+        failed(i, std::string("its worker refused the matrix: ") + e.what());
+        return false;
+      default:
+        failed(i, e.what());
+        return false;
     }
   }
-  if (hello.contains("error")) {  // it refused the matrix (the file changed since this run read it?)
-    failed(i, "its worker refused the matrix: " + hello.value("error", std::string()));
-    return false;
-  }
-  if (!hello.contains("hello")) {
-    crashed(i, "start-up");
-    return false;
-  }
-  const json& listed = hello["scenarios"];
+  const auto& listed = slot.worker->hello().scenarios;
   const std::size_t k = slot.matrix_index;
-  const bool same = hello.value("digest", std::string()) == digest_ && listed.is_array() &&
-                    k < listed.size() && listed[k].is_object() &&
-                    listed[k].value("id", std::string()) == slot.id;
+  const bool same = slot.worker->hello().digest == digest_ && k < listed.size() && listed[k].id == slot.id;
   if (!same) {
     failed(i, "its worker expanded " + matrix_file_ + " into other scenarios (was the file changed during the run?)");
     return false;
@@ -109,24 +101,12 @@ bool IsolatedScenarioTable::start(std::size_t i) {
   return true;
 }
 
-std::optional<json> IsolatedScenarioTable::request(Slot& slot, const json& command) {
-  if (!slot.worker->write_line(command.dump())) return std::nullopt;
-  const auto line = slot.worker->read_line([] { return interrupted(); });
-  if (!line && interrupted()) {
-    slot.worker.reset();  // kills it: its unfinished segment is dropped, as in-process
-    return std::nullopt;
-  }
-  if (!line) return std::nullopt;
-  try {
-    return json::parse(*line);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
+void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during) {
+  crashed(i, during, slots_[i].worker->wait());
 }
 
-void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during) {
+void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during, const ChildExit& how) {
   Slot& slot = slots_[i];
-  const ChildExit how = slot.worker->wait();
   ScenarioResult r;
   r.status = ScenarioStatus::crashed;
   r.message = "its worker process ended with " + how.describe() + " during " + during;
@@ -167,42 +147,35 @@ void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool 
 void IsolatedScenarioTable::segment(std::size_t i, int round) {
   Slot& slot = slots_[i];
   if (slot.result || (!slot.worker && !start(i))) return;
-  const auto reply =
-      request(slot, {{"segment", slot.matrix_index}, {"round", round}, {"snapshot", true}});
-  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
+  auto reply = slot.worker->segment({slot.matrix_index, round, /*snapshot=*/true}, give_up_on_interrupt);
+  if (!reply && interrupted()) {
+    slot.worker.reset();  // kills it: its unfinished segment is dropped, as in-process
+    return;               // interrupt_unfinished() records it
+  }
   if (!reply) {
     crashed(i, "round " + std::to_string(round + 1) + (slot.segments == 0 ? " (its set-up or first segment)" : ""));
     return;
   }
   ++slot.segments;
-  slot.converged = reply->value("converged", false);
-  if (const auto it = reply->find("snapshot"); it != reply->end()) {
-    try {
-      slot.snapshot = it->get<ScenarioResult>();
-    } catch (const std::exception&) {  // a snapshot only fills results.json between rounds
-    }
-  }
-  if (!reply->value("active", false)) finish(i);  // it failed in the worker: fetch why
+  slot.converged = reply->converged;
+  if (reply->snapshot) slot.snapshot = std::move(reply->snapshot);
+  if (!reply->active) finish(i);  // it failed in the worker: fetch why
 }
 
 void IsolatedScenarioTable::finish(std::size_t i) {
   Slot& slot = slots_[i];
   // A scenario never measured (every round skipped it) is still built by its worker, to say why.
   if (slot.result || (!slot.worker && !start(i))) return;
-  const auto reply = request(slot, {{"finish_one", slot.matrix_index}});
-  if (!reply && interrupted()) return;  // interrupt_unfinished() records it
+  auto reply = slot.worker->finish_one(slot.matrix_index, give_up_on_interrupt);
+  if (!reply && interrupted()) {
+    slot.worker.reset();
+    return;  // interrupt_unfinished() records it
+  }
   if (!reply) {
     crashed(i, "its finish (divergence check, memory budget, profiling pass)");
     return;
   }
-  ScenarioResult r;
-  try {
-    r = reply->at("result").get<ScenarioResult>();
-  } catch (const std::exception& e) {
-    failed(i, std::string("its worker sent an unreadable result: ") + e.what());
-    return;
-  }
-  conclude(i, std::move(r));
+  conclude(i, std::move(reply->result));
 }
 
 void IsolatedScenarioTable::interrupt_unfinished() {

@@ -13,7 +13,8 @@
 // process's. The price: a process start (LibTorch, matrix, CUDA context) per scenario and one
 // idle process per live scenario; the README's "Crash isolation" section has the measured cost.
 //
-// Each worker's stderr goes to a file in the results folder (".worker-N-PID.stderr", removed
+// The worker protocol (worker_protocol.hpp) through the one client (worker_client.hpp). Each
+// worker's stderr goes to a file in the results folder (".worker-N-PID.stderr", removed
 // when the worker is done), never to a pipe: a chatty worker can then never block while this
 // process waits for its reply. Workers live in their own process group (Ctrl-C reaches `run`
 // only) and die with `run`. A worker that hangs is not detected: there is no timeout.
@@ -29,9 +30,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include <trainbench/runner/child_process.hpp>
+#include <trainbench/runner/worker_client.hpp>
 #include <trainbench/runner/torch/runner.hpp>
 #include <trainbench/runner/torch/scenario_set.hpp>
 
@@ -66,7 +65,7 @@ class IsolatedScenarioTable final : public ScenarioSet {
     ScenarioParams params;
     std::string id;
     std::size_t matrix_index = 0;  // its index in the worker's expansion
-    std::unique_ptr<ChildProcess> worker;
+    std::unique_ptr<WorkerClient> worker;
     std::string stderr_path;
     int segments = 0;                        // measured so far (for the crash message)
     bool converged = false;                  // as of the last segment
@@ -75,11 +74,9 @@ class IsolatedScenarioTable final : public ScenarioSet {
   };
   // Starts scenario i's worker; false when it could not (the scenario is then finished).
   bool start(std::size_t i);
-  // Sends one command and reads the reply; nullopt when the worker is gone or answers nonsense,
-  // or when the run is interrupted meanwhile (the worker is then killed).
-  std::optional<nlohmann::json> request(Slot& slot, const nlohmann::json& command);
   // The worker died (or broke the protocol) during `during`: the scenario is "crashed".
   void crashed(std::size_t i, const std::string& during);
+  void crashed(std::size_t i, const std::string& during, const ChildExit& how);
   // The worker could not start or did not agree on the matrix: the scenario is "failed".
   void failed(std::size_t i, const std::string& why);
   // Records scenario i's result, lets its worker go and tells the listener.

@@ -1,17 +1,17 @@
-// How the ranks of a data-parallel run stay in step. Rank 0 runs the usual schedule (runner.cpp)
+// How the ranks of a data-parallel run stay in step. Rank 0 runs the usual schedule (schedule.hpp)
 // over a LeaderScenarioTable; every other rank runs follow_leader(), which does what rank 0's
 // commands say, in the same order, so all ranks build, measure and finish each data-parallel
-// scenario together. Commands and per-rank results travel through the rendezvous store, not
-// collectives: a follower may wait minutes while rank 0 measures one-process scenarios, and a
-// store wait has no reason to time out then. Inside a scenario the ranks meet in collectives,
-// each bounded by the run's timeout (--dist-timeout).
+// scenario together. The commands and the followers' answers are the worker protocol's messages
+// (worker_protocol.hpp), carried by the rendezvous store rather than pipes or collectives: a
+// follower may wait minutes while rank 0 measures one-process scenarios, and a store wait has no
+// reason to time out then. Inside a scenario the ranks meet in collectives, each bounded by the
+// run's timeout (--dist-timeout).
 #pragma once
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include <trainbench/runner/torch/scenario_table.hpp>
+#include <trainbench/runner/worker_protocol.hpp>
 
 namespace tb {
 
@@ -42,7 +42,7 @@ class LeaderScenarioTable final : public ScenarioSet {
 
  private:
   bool on_several_ranks(std::size_t i) const;
-  void send(const nlohmann::json& command);
+  void send(const WorkerRequest& command);
   std::shared_ptr<dist::World> world_;
   std::unique_ptr<ScenarioTable> table_;
   int sent_ = 0;

@@ -7,8 +7,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <numeric>
-#include <random>
 
 #include <ATen/DeviceAccelerator.h>
 #include <c10/util/Exception.h>
@@ -19,6 +17,7 @@
 #include <trainbench/capacity/torch/utilization_pass.hpp>
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/resume_check.hpp>
+#include <trainbench/runner/schedule.hpp>
 #include <trainbench/runner/torch/environment.hpp>
 #include <trainbench/runner/torch/isolated_table.hpp>
 #include <trainbench/runner/torch/rank_protocol.hpp>
@@ -49,66 +48,29 @@ MatrixParseOptions default_parse_options() {
 
 ScenarioResult run_scenario(const ScenarioParams& p, const RunOptions& options) {
   ScenarioSession session(p, options, Clock::now(), 0);
-  for (int round = 0; round < std::max(1, p.stopping.rounds); ++round) session.run_segment(round);
-  while (session.segments() < p.stopping.max_rounds && !session.converged())
-    session.run_segment(session.segments());
+  for (int round = 0; round == 0 || measures_round(p.stopping, round, session.converged()); ++round)
+    session.run_segment(round);
   return session.finish();
 }
 
 namespace {
 
-// The ids of the scenarios that measure round `next`: every active one within the planned
-// rounds, past them only those whose interval is still wider than the target.
-std::vector<std::string> still_going(const ScenarioSet& table, const StoppingRule& rule, int next) {
-  std::vector<std::string> ids;
-  if (next >= rule.max_rounds) return ids;
-  for (std::size_t i = 0; i < table.size(); ++i)
-    if (table.active(i) && (next < rule.rounds || !table.converged(i))) ids.push_back(table.id(i));
-  return ids;
-}
-
-// The schedule over `table`: interleaved rounds in a new shuffled order each round, or every
-// scenario to its end in turn. An interrupt stops it between segments, and every scenario not
-// finished then is marked "interrupted". `save` runs after every round (or scenario).
-void run_schedule(ScenarioSet& table, const StoppingRule& rule, std::uint64_t seed,
-                  RunListener* listener, const std::function<void()>& save) {
-  if (rule.interleave) {
-    // A new shuffled order every round, so no scenario always follows the same neighbour.
-    std::mt19937_64 rng(seed ^ 0x5e6d5e6dULL);
-    std::vector<std::size_t> order(table.size());
-    std::iota(order.begin(), order.end(), 0);
-    for (int round = 0; round < rule.max_rounds && !interrupted(); ++round) {
-      std::shuffle(order.begin(), order.end(), rng);
-      bool any = false;
-      for (const std::size_t i : order) {
-        if (interrupted()) break;
-        if (!table.active(i)) continue;
-        // Past the planned rounds only the scenarios whose interval is still too wide go on.
-        if (round >= rule.rounds && table.converged(i)) {
-          table.finish(i);
-          continue;
-        }
-        table.segment(i, round);
-        any = true;
-      }
-      if (interrupted()) break;
-      if (listener && any) listener->round_finished(round, rule.rounds, still_going(table, rule, round + 1));
-      save();
-      if (!any) break;
-    }
-  } else {
-    for (std::size_t i = 0; i < table.size() && !interrupted(); ++i) {
-      for (int round = 0; table.active(i) && round < rule.max_rounds && !interrupted(); ++round) {
-        if (round >= rule.rounds && table.converged(i)) break;
-        table.segment(i, round);
-      }
-      if (interrupted()) break;
-      if (table.active(i)) table.finish(i);
-      save();
-    }
-  }
-  if (interrupted()) table.interrupt_unfinished();
-  else table.finish_all();
+// Drives `table` through the schedule of `spec`'s matrix (schedule.hpp). An interrupt stops it
+// between segments, and every scenario not finished then is marked "interrupted". `save` runs
+// after every round (or scenario).
+void run_schedule(ScenarioSet& table, const MatrixSpec& spec, RunListener* listener,
+                  const std::function<void()>& save) {
+  Schedule schedule(spec.defaults.stopping, spec.defaults.seed);
+  ScheduleHooks hooks;
+  hooks.stop = [] { return interrupted(); };
+  hooks.checkpoint = save;
+  if (listener)
+    hooks.round_finished = [&](int round, const std::vector<std::size_t>& next) {
+      std::vector<std::string> ids;
+      for (const std::size_t i : next) ids.push_back(table.id(i));
+      listener->round_finished(round, schedule.rule().rounds, ids);
+    };
+  schedule.run(table, hooks);
 }
 
 // Measures the scenarios of `all` (of options.shard when set) that `kept` has no result for, and
@@ -185,7 +147,7 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     run.scenarios = in_matrix_order(table.snapshot());
     save_results(run, results_path);
   };
-  run_schedule(table, rule, spec.defaults.seed, options.listener, save);
+  run_schedule(table, spec, options.listener, save);
   run.scenarios = in_matrix_order(table.take_results());
   scenario_set.reset();  // every scenario is done: a data-parallel run's other ranks may exit
   if (!results_path.empty()) save_results(run, results_path);

@@ -1,7 +1,8 @@
-// What `run`'s schedule drives: the scenarios of one matrix, each alive from its first segment to
-// its finish. Two implementations: ScenarioTable keeps them all in this process;
-// IsolatedScenarioTable (`run --isolate`) keeps each in its own worker process, so that a crash
-// ends one scenario, not the run. The schedule (runner.cpp) is the same for both.
+// What `run`'s schedule (schedule.hpp) drives: the scenarios of one matrix, each alive from its
+// first segment to its finish, with their results. Three implementations: ScenarioTable keeps
+// them all in this process; IsolatedScenarioTable (`run --isolate`) keeps each in its own worker
+// process, so that a crash ends one scenario, not the run; LeaderScenarioTable (rank 0 of a
+// data-parallel run) keeps them here and has the other ranks follow.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -9,31 +10,14 @@
 #include <vector>
 
 #include <trainbench/results/results.hpp>
+#include <trainbench/runner/schedule.hpp>
 
 namespace tb {
 
-class ScenarioSet {
+class ScenarioSet : public SegmentExecutor {
  public:
-  virtual ~ScenarioSet() = default;
-
-  virtual std::size_t size() const = 0;
   // Scenario i's id ("mlp/fp32/w0/a1/b32").
   virtual std::string id(std::size_t i) const = 0;
-  // Not finished yet (ok or not).
-  virtual bool active(std::size_t i) const = 0;
-  // Measured at least once and its interval is within the target.
-  virtual bool converged(std::size_t i) const = 0;
-  // Measures one segment of scenario i in `round` (building it first when needed). A failure
-  // finishes it with that status; nothing is thrown. An interrupt (interrupt.hpp) drops the
-  // unfinished segment and returns; the schedule then stops and calls interrupt_unfinished().
-  virtual void segment(std::size_t i, int round) = 0;
-  // Finishes scenario i (divergence check, memory budget, profiling pass) or records why not.
-  virtual void finish(std::size_t i) = 0;
-  virtual void finish_all() {
-    for (std::size_t i = 0; i < size(); ++i) finish(i);
-  }
-  // Marks every scenario not finished yet "interrupted", keeping the segments it measured.
-  virtual void interrupt_unfinished() = 0;
   // Scenario i alone: its result once finished, else its snapshot (stop reason "in_progress")
   // once measured, else nothing.
   virtual std::optional<ScenarioResult> snapshot_of(std::size_t i) const = 0;
