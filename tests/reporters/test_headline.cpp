@@ -16,7 +16,11 @@ ScenarioResult scenario(std::string id, ScenarioStatus status, std::string messa
 }
 
 void make_contended(ScenarioResult& s, const std::string& reason) {
-  s.disturbance = {{"contended", true}, {"reason", reason}};
+  Disturbance d;
+  d.available = true;
+  d.contended = true;
+  d.reason = reason;
+  s.disturbance = d;
 }
 
 void make_drifted(ScenarioResult& s) {
