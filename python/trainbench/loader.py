@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import inspect
 import os
 import sys
 
@@ -54,7 +55,7 @@ def load_factory(file: str, function: str):
     factory = getattr(module, function, None)
     if factory is None:
         defined = sorted(k for k, v in vars(module).items()
-                         if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == module_name)
+                         if inspect.isfunction(v) and not k.startswith("_") and v.__module__ == module_name)
         listing = f" (it defines: {', '.join(defined)})" if defined else ""
         raise ScenarioError("invalid", f"{name} has no function {function}(){listing}", field="python.function")
     if not callable(factory):
