@@ -36,25 +36,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from trainbench import Components, Settings  # noqa: E402
+from trainbench import Components, Settings, builtin  # noqa: E402
 from trainbench.phases import set_recorder  # noqa: E402
 from trainbench.step_runner import ComponentsRunner  # noqa: E402
 from trainbench.timing import CpuStepTimer  # noqa: E402
 
 
-def mlp(features=512, hidden=1024, depth=2, classes=10):
-    layers, width = [], features
-    for _ in range(depth):
-        layers += [torch.nn.Linear(width, hidden), torch.nn.ReLU()]
-        width = hidden
-    layers.append(torch.nn.Linear(width, classes))
-    return torch.nn.Sequential(*layers)
-
-
 def synthetic_batches(features, classes, batch, count, seed):
-    g = torch.Generator().manual_seed(seed)
-    inputs = torch.randn(batch * count, features, generator=g)
-    labels = (inputs @ torch.randn(features, classes, generator=g)).argmax(1)
+    inputs, labels = builtin.synthetic_classification(batch * count, features, classes, seed)
     return [(inputs[i:i + batch].clone(), labels[i:i + batch].clone()) for i in range(0, batch * count, batch)]
 
 
@@ -62,7 +51,7 @@ def make_arms(workload, batch, seed):
     """(trainbench block, bare block): each runs n steps and returns seconds per step."""
     features = 512 if workload == "mlp" else 1
     classes = 10 if workload == "mlp" else 1
-    make_model = mlp if workload == "mlp" else (lambda: torch.nn.Linear(1, 1))
+    make_model = builtin.mlp if workload == "mlp" else (lambda: torch.nn.Linear(1, 1))
     if workload == "mlp":
         batches = synthetic_batches(features, classes, batch, 64, seed)
         loss_fn = F.cross_entropy
