@@ -5,6 +5,8 @@
   * **Compile step.** For a compiled scenario (``settings.compile`` != "eager") the first step
     ever runs first, alone: compilation happens there. Its wall time is ``compile.first_step_s``
     and its loss the first of ``unmeasured_loss``; it is neither a warm-up nor a measured step.
+    (When a ``profile`` request comes before any ``run``, it runs the compile step outside the
+    trace, and the first segment after it reports ``first_step_s`` without that loss.)
   * **Warm-up.** Up to ``warmup`` unmeasured steps, stopping early once ``warmup_budget_s`` of wall
     time is spent (at least one step when ``warmup`` > 0). For a compiled scenario warm-up then
     goes on until the compiled step is steady: until the last two warm-up steps' wall times are
@@ -29,6 +31,7 @@ import os
 import resource
 import sys
 import time
+import warnings
 
 import torch
 
@@ -78,6 +81,7 @@ class Scenario:
         self.error: ScenarioError | None = None
         self._compiled = settings.compiled
         self._first_step_done = False
+        self._first_step_s = None
         self._graphs_after_first = 0
         self._pool = CudaEventPool() if runner.device.type == "cuda" else None
 
@@ -136,6 +140,15 @@ class Scenario:
         if not math.isfinite(loss):
             raise ScenarioError("diverged", f"the loss is {loss} at {what} step {number} of this segment")
 
+    def _compile_step_if_due(self, losses: list):
+        """Run the first step of a compiled scenario when it has not run yet (its wall time is kept
+        for the next segment's ``compile.first_step_s``)."""
+        if not self._compiled or self._first_step_done:
+            return None
+        self._first_step_s = self._unmeasured_step(losses, "compile")
+        self._first_step_done = True
+        self._graphs_after_first = _unique_graphs()
+
     def run(self, request: dict) -> dict:
         """Answer a ``run`` request: the ``segment`` object (see the module docstring)."""
         warmup = _int_field(request, "warmup", 0)
@@ -149,11 +162,9 @@ class Scenario:
     def _segment(self, warmup, warmup_budget_s, min_steps, max_steps, budget_s) -> dict:
         unmeasured = []
         segment = {}
-        if self._compiled and not self._first_step_done:
-            first = self._unmeasured_step(unmeasured, "compile")
-            self._first_step_done = True
-            self._graphs_after_first = _unique_graphs()
-            segment["first_step_s"] = first
+        self._compile_step_if_due(unmeasured)
+        if self._first_step_s is not None:  # reported once, by the first segment after it ran
+            segment["first_step_s"], self._first_step_s = self._first_step_s, None
         # Warm-up: the requested steps, then (compiled) until two consecutive ones agree.
         started = time.perf_counter()
         times = []
@@ -219,17 +230,22 @@ class Scenario:
         folder = os.path.dirname(trace)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        marks = ProfileMarks(nvtx)
         losses = []
+        self._compile_step_if_due(losses)  # compilation stays out of the trace
+        marks = ProfileMarks(nvtx)
         set_recorder(marks)
-        # A schedule makes the profiler record a ProfilerStep#N range per prof.step().
-        with profile(activities=activities, schedule=schedule(wait=0, warmup=0, active=steps, repeat=1),
-                     on_trace_ready=lambda p: p.export_chrome_trace(trace)) as prof:
-            for _ in range(steps):
-                loss = self.runner.step(marks)
-                prof.step()
-                losses.append(loss)
-                self._check_finite(loss, "profiled", len(losses))
+        # A schedule makes the profiler record a ProfilerStep#N range per prof.step(). No profiler
+        # warm-up step: the scenario is warm (its segments ran), and the steps asked for are the trace.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Profiler won't be using warmup")
+            warnings.filterwarnings("ignore", message=".*Profiler clears events at the end of each cycle")
+            with profile(activities=activities, schedule=schedule(wait=0, warmup=0, active=steps, repeat=1),
+                         on_trace_ready=lambda p: p.export_chrome_trace(trace)) as prof:
+                for _ in range(steps):
+                    loss = self.runner.step(marks)
+                    prof.step()
+                    losses.append(loss)
+                    self._check_finite(loss, "profiled", len(losses))
         set_recorder(None)
         if self.runner.device.type == "cuda":
             torch.cuda.synchronize()
