@@ -2,6 +2,7 @@
 import json
 import math
 import platform
+import signal
 import subprocess
 import sys
 
@@ -120,6 +121,8 @@ def test_invalid_build_then_eof(start_worker, tmp_path):
     reply = w.request(build(str(tmp_path / "missing.py")))
     assert reply["status"] == "invalid" and reply["field"] == "python.file"
     assert "missing.py" in reply["error"] and "build()" in reply["error"]
+    assert w.request(run()) == reply
+    w.proc.send_signal(signal.SIGINT)  # ignored: the parent ends the worker
     assert w.request(run()) == reply
     assert w.close_stdin_and_wait() == 3
 
