@@ -162,3 +162,28 @@ def test_error_classification_and_encoding():
     assert e.status == "failed" and len(e.message) == 300 and "second" not in e.message
     assert errors.classify(ValueError("")).message == "ValueError"
     assert worker.encode({"loss": [1.0, float("nan"), float("inf")]}) == '{"loss":[1.0,null,null]}'
+
+
+def test_cuda_graph_refusals():
+    from trainbench.settings import Settings
+    from trainbench.step_runner import build_optimizer, graph_refusal
+    params = [torch.nn.Parameter(torch.zeros(2))]
+    plain_adam = torch.optim.Adam(params)
+    graphs = Settings(device="cuda", cuda_graphs=True)
+    assert "capturable=True" in graph_refusal(graphs, plain_adam)
+    assert "amp_fp16" in graph_refusal(Settings(device="cuda", cuda_graphs=True, precision="amp_fp16"), plain_adam)
+    assert "reduce-overhead" in graph_refusal(Settings(device="cuda", cuda_graphs=True, compile="default"), plain_adam)
+    # trainbench's own optimizers are capturable (Adam, AdamW) or need nothing (SGD).
+    assert build_optimizer(None, params, graphs).defaults["capturable"] is True
+    assert graph_refusal(graphs, build_optimizer(None, params, graphs)) is None
+    assert graph_refusal(graphs, torch.optim.SGD(params, lr=0.1)) is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: a CUDA graph needs one")
+def test_cuda_graph_step_runs_and_learns():
+    w, reply = session(device="cuda", cuda_graphs=True, accumulation=2)
+    assert reply["built"]["mode"] == "components"
+    segment = run(w, {"run": {"warmup": 1, "min_steps": 20, "max_steps": 20, "budget_s": 0}})["segment"]
+    assert segment["loss"][-1] < segment["loss"][0]
+    phases = segment["phase_s"]
+    assert all(b < f for b, f in zip(phases["backward"], phases["forward"]))  # the replay is in forward

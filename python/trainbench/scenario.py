@@ -39,7 +39,7 @@ from . import loader
 from .errors import ScenarioError, classify
 from .phases import set_recorder
 from .settings import Settings, SettingsError
-from .step_runner import make_runner, prepare_backend
+from .step_runner import graph_refusal, make_runner, prepare_backend
 from .timing import NULL_TIMER, CudaEventPool, ProfileMarks, make_step_timer
 
 STEADY_RATIO = 1.2
@@ -96,11 +96,13 @@ class Scenario:
         factory = loader.load_factory(file, function)
         device = prepare_backend(settings)
         built = loader.call_factory(factory, settings, file, function)
-        if settings.cuda_graphs and device.type == "cuda" and loader.mode_of(built) == "components":
-            raise ScenarioError("skipped", "cuda_graphs is not implemented for Components in the Python loop yet; "
-                                           "capture the step yourself in a CustomStep")
         try:
             runner = make_runner(built, settings, device)
+            if settings.cuda_graphs and device.type == "cuda" and loader.mode_of(built) == "components":
+                refusal = graph_refusal(settings, runner.optimizer)
+                if refusal:
+                    raise ScenarioError("skipped", refusal)
+                runner.prepare_graph()
         except ScenarioError:
             raise
         except Exception as exc:

@@ -84,8 +84,24 @@ def build_optimizer(spec, parameters, settings: Settings):
                                            "not a torch.optim.Optimizer", field="python.function")
         return optimizer
     impl = {"for_loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}
+    options = dict(impl[settings.optimizer_impl])
+    if settings.cuda_graphs and settings.optimizer != "sgd" and settings.optimizer_impl != "fused":
+        options["capturable"] = True  # step counts on the device, so that a graph replay advances them
     kind = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "sgd": torch.optim.SGD}[settings.optimizer]
-    return kind(parameters, lr=settings.learning_rate, **impl[settings.optimizer_impl])
+    return kind(parameters, lr=settings.learning_rate, **options)
+
+
+def graph_refusal(settings: Settings, optimizer) -> str | None:
+    """Why a Components step cannot be captured as one CUDA graph, or None."""
+    if settings.precision == "amp_fp16":
+        return "cuda_graphs with amp_fp16: the GradScaler's skipped steps are host decisions a graph cannot replay"
+    if settings.compiled:
+        return "cuda_graphs with torch.compile: use compile \"reduce-overhead\", which captures graphs itself"
+    defaults = optimizer.defaults
+    if not (isinstance(optimizer, torch.optim.SGD) or defaults.get("capturable") or defaults.get("fused")):
+        return (f"cuda_graphs: {type(optimizer).__name__} keeps its step count on the host, which a replay would "
+                "freeze; build it with capturable=True or fused=True (trainbench's own does)")
+    return None
 
 
 def _to_device(value, device, non_blocking, channels_last):
@@ -145,6 +161,8 @@ class ComponentsRunner:
         self._scaler = torch.amp.GradScaler("cuda") if scaler_on else None
         self._losses = [None] * self._k
         self._iterator = iter(self.batches)
+        self._graph = None
+        self._precision_dtype = dtype
 
     def _next_batch(self):
         try:
@@ -160,7 +178,75 @@ class ComponentsRunner:
                           "(a DataLoader, a list), not a generator or an exhausted iterator",
                 field="python.function") from None
 
+    def prepare_graph(self, eager_steps: int = 3):
+        """Capture forward, backward and optimizer step of all micro-batches as one CUDA graph
+        (trainer.cpp's prepare_graph): ``eager_steps`` eager steps on a side stream, static input
+        tensors, gradients unset, capture. Later steps copy each batch into the static inputs and
+        replay. Every batch must have the first batch's shapes."""
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            from .timing import NULL_TIMER
+            for _ in range(eager_steps):
+                self.step(NULL_TIMER)
+        torch.cuda.current_stream().wait_stream(side)
+        self._static = []
+        for _ in range(self._k):
+            inputs, targets = self._next_batch()
+            if not (isinstance(inputs, torch.Tensor) and isinstance(targets, torch.Tensor)):
+                raise ScenarioError("skipped", "cuda_graphs needs batches of (tensor, tensor); this one has "
+                                               f"({type(inputs).__name__}, {type(targets).__name__})")
+            self._static.append((_to_device(inputs, self.device, False, self._channels_last).clone(),
+                                 _to_device(targets, self.device, False, False).clone()))
+        self.optimizer.zero_grad(set_to_none=True)  # the captured backward makes them in the graph's pool
+        # Autocast's weight cache must be off inside a capture.
+        autocast = (torch.autocast(self.device.type, dtype=self._precision_dtype, cache_enabled=False)
+                    if self._precision_dtype is not None else None)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for micro, (inputs, targets) in enumerate(self._static):
+                if autocast is not None:
+                    with autocast:
+                        loss = self.loss_fn(self.model(inputs), targets)
+                else:
+                    loss = self.loss_fn(self.model(inputs), targets)
+                if self._k > 1:
+                    loss = loss * self._inv_k
+                loss.backward()
+                self._losses[micro] = loss.detach()  # graph outputs: every replay rewrites them
+            self.optimizer.step()
+        self._graph = graph
+
+    def _graph_step(self, timer) -> float:
+        """One replayed step: data_wait and h2d per micro-batch; forward holds the replay of the whole
+        step (backward and optimizer are marked, empty, so that every step has the five phases)."""
+        timer.start_step()
+        for micro in range(self._k):
+            timer.enter(DATA_WAIT)
+            inputs, targets = self._next_batch()
+            timer.exit(DATA_WAIT)
+            timer.enter(H2D)
+            static_inputs, static_targets = self._static[micro]
+            if inputs.shape != static_inputs.shape or targets.shape != static_targets.shape:
+                raise ScenarioError("failed", f"cuda_graphs needs every batch of one shape: captured "
+                                              f"{tuple(static_inputs.shape)}, got {tuple(inputs.shape)}")
+            static_inputs.copy_(inputs, non_blocking=True)
+            static_targets.copy_(targets, non_blocking=True)
+            timer.exit(H2D)
+            timer.enter(FORWARD)
+            if micro == self._k - 1:
+                self._graph.replay()
+            timer.exit(FORWARD)
+            timer.enter(BACKWARD)  # empty, as in C++: the replay holds it
+            timer.exit(BACKWARD)
+        timer.enter(OPTIMIZER)
+        timer.exit(OPTIMIZER)
+        timer.end_step()
+        return _read_loss(self._losses, True)
+
     def step(self, timer) -> float:
+        if self._graph is not None:
+            return self._graph_step(timer)
         device, nb, cl = self.device, self._non_blocking, self._channels_last
         model, loss_fn, autocast, scaler, losses = self.model, self.loss_fn, self._autocast, self._scaler, self._losses
         k = self._k
