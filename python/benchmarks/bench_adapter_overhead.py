@@ -6,7 +6,7 @@ cross-entropy, Adam (lr 1e-3, foreach), fp32, CPU; data: 64 pre-made micro-batch
 N(0, 1) inputs with labels from a random linear teacher (scripts/crosscheck_pytorch.py's data),
 iterated again when exhausted.
 
-Arms (same weights, same data, each its own model and optimizer):
+Arms (the same model, optimizer and data; they take turns stepping it):
   trainbench  trainbench.step_runner.ComponentsRunner.step with a CpuStepTimer and the phase
               recorder set, i.e. what a measured step of a segment runs (timer made and finished
               inside the block, as a segment does); no protocol round trip inside the timed region.
@@ -75,9 +75,9 @@ def make_arms(workload, batch, seed):
         timer.finish()
         return (time.perf_counter() - start) / n
 
-    torch.manual_seed(seed)
-    model = make_model().train()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=True)
+    # The bare loop steps the same model with the same optimizer: the arms differ only in who
+    # drives the step (no placement or allocator difference between two copies of the model).
+    model, opt = runner.model, runner.optimizer
     state = {"it": iter(batches)}
 
     def bare_block(n):

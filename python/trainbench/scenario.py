@@ -93,8 +93,11 @@ class Scenario:
             settings = Settings.from_dict(raw_settings)
         except SettingsError as exc:
             raise ScenarioError("invalid", str(exc), field=f"settings.{exc.key}") from None
+        torch.manual_seed(settings.seed)  # module-level code of the user's file is seeded too
+        if settings.threads > 0:
+            torch.set_num_threads(settings.threads)
         factory = loader.load_factory(file, function)
-        device = prepare_backend(settings)
+        device = prepare_backend(settings)  # seeds again: the factory starts from the seed
         built = loader.call_factory(factory, settings, file, function)
         try:
             runner = make_runner(built, settings, device)

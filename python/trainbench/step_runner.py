@@ -16,6 +16,13 @@ the step's time is taken, as the C++ trainer does: one ``.item()`` when there is
 the CPU the sum of each micro-batch's ``.item()`` (each a load); on CUDA one ``.item()`` of their
 stacked sum.
 
+With ``settings.cuda_graphs`` on CUDA, :meth:`ComponentsRunner.prepare_graph` (called at build)
+captures forward, backward and optimizer of all micro-batches as one CUDA graph after 3 eager
+steps, as trainer.cpp does; each later step copies its batches into the static inputs and replays
+(the replay is charged to forward). Refused ("skipped", :func:`graph_refusal`) with amp_fp16, with
+torch.compile, and with an optimizer that keeps its step count on the host; trainbench's own Adam
+and AdamW are built with ``capturable=True`` for it. Not yet run on a GPU by its tests here.
+
 :class:`CustomRunner` calls the user's ``step()`` between the step's start and end marks and reads
 the loss it returns the same way.
 
@@ -154,6 +161,8 @@ class ComponentsRunner:
         self._inv_k = 1.0 / settings.accumulation
         self._non_blocking = settings.pin_memory
         self._channels_last = channels_last
+        # .to("cpu") of a CPU tensor returns it unchanged: skip the calls (the h2d phase stays, ~0).
+        self._h2d_noop = device.type == "cpu" and not channels_last
         dtype = _AUTOCAST_DTYPES.get(settings.precision)
         # One autocast object, entered once per micro-batch (sequential reuse is what it supports).
         self._autocast = torch.autocast(device.type, dtype=dtype) if dtype is not None else None
@@ -249,7 +258,7 @@ class ComponentsRunner:
             return self._graph_step(timer)
         device, nb, cl = self.device, self._non_blocking, self._channels_last
         model, loss_fn, autocast, scaler, losses = self.model, self.loss_fn, self._autocast, self._scaler, self._losses
-        k = self._k
+        k, h2d_noop = self._k, self._h2d_noop
         timer.start_step()
         for micro in range(k):
             timer.enter(DATA_WAIT)
@@ -261,8 +270,9 @@ class ComponentsRunner:
             except (TypeError, ValueError):
                 raise ScenarioError("failed", f"Components.batches must yield (inputs, targets) pairs; it yielded "
                                               f"a {type(batch).__name__}", field="python.function") from None
-            inputs = _to_device(inputs, device, nb, cl)
-            targets = _to_device(targets, device, nb, False)
+            if not h2d_noop:
+                inputs = _to_device(inputs, device, nb, cl)
+                targets = _to_device(targets, device, nb, False)
             timer.exit(H2D)
             timer.enter(FORWARD)
             if autocast is not None:

@@ -116,6 +116,9 @@ class Worker:
                 return {"profiled": self._scenario().profile(self._object(kind, body))}, False
         except ScenarioError as exc:
             return exc.reply(), False
+        except Exception as exc:  # not the user's: still an answer, and the worker keeps serving
+            from .errors import classify
+            return classify(exc).reply(), False
         return {"error": f"unknown request {kind!r}: expected one of build, run, profile, finish",
                 "status": "invalid"}, False
 
@@ -148,9 +151,10 @@ class Worker:
                                 field="python.function")
         try:
             self.scenario = Scenario.build(file, function, body.get("settings", {}))
-        except ScenarioError as exc:
-            self.build_error = exc
-            raise
+        except Exception as exc:  # ScenarioError, or anything the backend raised (a CUDA error)
+            from .errors import classify
+            self.build_error = classify(exc, file)
+            raise self.build_error from None
         return self.scenario.built_reply()
 
 
