@@ -15,7 +15,8 @@ Arms (the same model, optimizer and data; they take turns stepping it):
 
 Method (bench_harness_overhead's): R rounds; in each round both arms run a block of N steps in a
 shuffled order; per arm and round the time per step is the block's wall time / N. The per-round
-ratio trainbench / bare pairs the arms under the same machine load. Reported: the median ratio with
+ratio trainbench / bare pairs the arms under the same machine load. A third arm runs the bare loop
+again (A/A): its ratio to the bare arm shows the method's noise floor on this machine. Reported: the median ratio with
 a 95% bootstrap interval (rounds resampled, 4000 draws), the overhead as a percent of the bare step,
 and the same for a trivial model (Linear(1, 1)), whose step is almost all overhead, to show the
 adapter's fixed cost in microseconds.
@@ -97,7 +98,7 @@ def make_arms(workload, batch, seed):
         state["it"] = it
         return (time.perf_counter() - start) / n
 
-    return {"trainbench": trainbench_block, "bare": bare_block}
+    return {"trainbench": trainbench_block, "bare": bare_block, "bare_again": bare_block}
 
 
 def bootstrap_median(values, draws=4000, seed=1):
@@ -119,6 +120,8 @@ def measure(workload, rounds, steps, batch, seed, warmup):
             per_round[name].append(arms[name](steps))
     ratios = [t / b for t, b in zip(per_round["trainbench"], per_round["bare"])]
     diffs = [t - b for t, b in zip(per_round["trainbench"], per_round["bare"])]
+    # A/A: the bare loop against itself, the same pairing; its spread is the noise floor.
+    aa = bootstrap_median([a / b for a, b in zip(per_round["bare_again"], per_round["bare"])])
     ratio = bootstrap_median(ratios)
     diff = bootstrap_median(diffs)
     bare = statistics.median(per_round["bare"])
@@ -126,7 +129,8 @@ def measure(workload, rounds, steps, batch, seed, warmup):
             "bare_step_s": bare, "trainbench_step_s": statistics.median(per_round["trainbench"]),
             "ratio": ratio[0], "ratio_ci": [ratio[1], ratio[2]],
             "overhead_pct": (ratio[0] - 1) * 100, "overhead_pct_ci": [(ratio[1] - 1) * 100, (ratio[2] - 1) * 100],
-            "overhead_s": diff[0], "overhead_s_ci": [diff[1], diff[2]]}
+            "overhead_s": diff[0], "overhead_s_ci": [diff[1], diff[2]],
+            "aa_ratio": aa[0], "aa_ratio_ci": [aa[1], aa[2]]}
 
 
 def main():
@@ -147,14 +151,15 @@ def main():
     results = [measure("mlp", args.rounds, args.steps, args.batch, args.seed, warmup=10),
                measure("trivial", args.tiny_rounds, args.tiny_steps, args.batch, args.seed, warmup=50)]
     print(f"{'workload':9s} {'bare ms/step':>12s} {'tb ms/step':>11s} {'ratio tb/bare [95% CI]':>30s} "
-          f"{'overhead % of step':>26s} {'overhead us/step [95% CI]':>28s}")
+          f"{'overhead % of step':>26s} {'overhead us/step [95% CI]':>28s} {'A/A bare/bare [95% CI]':>28s}")
     for r in results:
         lo, hi = r["ratio_ci"]
         plo, phi = r["overhead_pct_ci"]
         dlo, dhi = r["overhead_s_ci"]
         print(f"{r['workload']:9s} {r['bare_step_s'] * 1e3:12.4f} {r['trainbench_step_s'] * 1e3:11.4f} "
               f"{r['ratio']:10.4f} [{lo:.4f}, {hi:.4f}]  {r['overhead_pct']:+9.2f} [{plo:+.2f}, {phi:+.2f}]"
-              f"  {r['overhead_s'] * 1e6:+9.2f} [{dlo * 1e6:+.2f}, {dhi * 1e6:+.2f}]")
+              f"  {r['overhead_s'] * 1e6:+9.2f} [{dlo * 1e6:+.2f}, {dhi * 1e6:+.2f}]"
+              f"  {r['aa_ratio']:10.4f} [{r['aa_ratio_ci'][0]:.4f}, {r['aa_ratio_ci'][1]:.4f}]")
     mlp_result = results[0]
     fixed = results[1]["overhead_s"]
     print(f"\nadapter cost on the MLP step: {mlp_result['overhead_pct']:+.2f}% (95% CI "
