@@ -14,9 +14,9 @@
 #include <optional>
 #include <vector>
 
+#include <torch/cuda.h>
 #include <torch/nn/module.h>
 #include <torch/optim/adam.h>
-#include <torch/cuda.h>
 #include <torch/utils.h>
 
 #include <trainbench/measure/torch/phase_scope.hpp>
@@ -37,8 +37,7 @@ struct Fixture {
   std::unique_ptr<tb::TrainableModel> model;
   std::unique_ptr<tb::BatchStream> stream;
 
-  Fixture(int batch, int accumulation, c10::Device on, tb::Precision precision = tb::Precision::fp32)
-      : device(on) {
+  Fixture(int batch, int accumulation, c10::Device on, tb::Precision precision = tb::Precision::fp32) : device(on) {
     params.model = "mlp";
     params.batch = batch;
     params.accumulation = accumulation;
@@ -46,8 +45,9 @@ struct Fixture {
     params.precision = precision;
     params.device = on.is_cuda() ? tb::DeviceKind::cuda : tb::DeviceKind::cpu;
     torch::manual_seed(1);
-    source = tb::Registry::instance().dataset("synthetic").factory(
-        {{{"samples", 4096}, {"features", 512}, {"classes", 10}}, 1});
+    source = tb::Registry::instance()
+                 .dataset("synthetic")
+                 .factory({{{"samples", 4096}, {"features", 512}, {"classes", 10}}, 1});
     model = tb::Registry::instance().model("mlp").factory({{"hidden", 256}}, source->info());
     model->module().to(device);
     stream = std::make_unique<tb::BatchStream>(source, batch, 0);
@@ -283,7 +283,13 @@ BENCHMARK(BM_Part_CopyToDevice);
 BENCHMARK(BM_Part_LossHandle);
 BENCHMARK(BM_Part_LossSumOnDevice);
 BENCHMARK(BM_Part_PrecisionPlumbing);
-BENCHMARK(BM_PairedOverhead)->ArgNames({"batch", "accum"})->Args({64, 1})->Args({64, 4})->Args({512, 1})->MinTime(5.0)->UseRealTime();
+BENCHMARK(BM_PairedOverhead)
+    ->ArgNames({"batch", "accum"})
+    ->Args({64, 1})
+    ->Args({64, 4})
+    ->Args({512, 1})
+    ->MinTime(5.0)
+    ->UseRealTime();
 BENCHMARK(BM_PairedAA)->ArgNames({"batch", "accum"})->Args({64, 1})->MinTime(5.0)->UseRealTime();
 
 }  // namespace
@@ -294,8 +300,12 @@ int main(int argc, char** argv) {
   if (torch::cuda::is_available()) {
     benchmark::RegisterBenchmark("BM_PairedOverheadCuda", BM_PairedOverheadCuda)
         ->ArgNames({"batch", "accum", "fp16"})
-        ->Args({64, 1, 0})->Args({64, 4, 0})->Args({64, 1, 1})->Args({512, 1, 0})
-        ->MinTime(1.0)->UseRealTime();
+        ->Args({64, 1, 0})
+        ->Args({64, 4, 0})
+        ->Args({64, 1, 1})
+        ->Args({512, 1, 0})
+        ->MinTime(1.0)
+        ->UseRealTime();
     std::fprintf(stderr, "BM_PairedOverheadCuda registered on cuda:0\n");
   } else {
     std::fprintf(stderr, "BM_PairedOverheadCuda skipped: no CUDA device (torch::cuda::is_available() is false)\n");

@@ -49,9 +49,7 @@ TEST(ByteSize, FormatsWithOneDecimalForReportColumns) {
   EXPECT_EQ(format_bytes(0, ByteDigits::one_decimal), "0 B");
 }
 
-TEST(ByteSize, FormatThenParseRoundTrips) {
-  EXPECT_EQ(parse_byte_size(format_bytes(4LL << 30), "f"), 4LL << 30);
-}
+TEST(ByteSize, FormatThenParseRoundTrips) { EXPECT_EQ(parse_byte_size(format_bytes(4LL << 30), "f"), 4LL << 30); }
 
 }  // namespace
 }  // namespace tb::capacity

@@ -10,7 +10,7 @@ namespace {
 
 TEST(Flops, LinearIsTwoInOutRows) {
   EXPECT_DOUBLE_EQ(forward_flops(LinearLayer{784, 256}), 2.0 * 784 * 256);  // 401408
-  EXPECT_DOUBLE_EQ(forward_flops(LinearLayer{64, 128, 16}), 262144.0);     // 2*64*128*16
+  EXPECT_DOUBLE_EQ(forward_flops(LinearLayer{64, 128, 16}), 262144.0);      // 2*64*128*16
   EXPECT_DOUBLE_EQ(forward_flops(LinearLayer{3, 5, 0}), 0.0);
 }
 
@@ -22,8 +22,7 @@ TEST(Flops, Conv2dCountsPerOutputPixel) {
   // Depthwise: 8->8, 8 groups, 3x3, 4x4: 2*1*9*8*16.
   EXPECT_DOUBLE_EQ(forward_flops(Conv2dLayer{8, 8, 3, 3, 4, 4, 8}), 2304.0);
   // 1x1 conv equals a Linear applied to every pixel.
-  EXPECT_DOUBLE_EQ(forward_flops(Conv2dLayer{32, 64, 1, 1, 7, 7}),
-                   forward_flops(LinearLayer{32, 64, 49}));
+  EXPECT_DOUBLE_EQ(forward_flops(Conv2dLayer{32, 64, 1, 1, 7, 7}), forward_flops(LinearLayer{32, 64, 49}));
 }
 
 TEST(Flops, AttentionScoresAndWeightedSum) {
@@ -33,9 +32,7 @@ TEST(Flops, AttentionScoresAndWeightedSum) {
   EXPECT_DOUBLE_EQ(forward_flops(AttentionLayer{4, 8, 2, /*causal=*/true}), 256.0);
 }
 
-TEST(Flops, EmbeddingIsFree) {
-  EXPECT_DOUBLE_EQ(forward_flops(EmbeddingLayer{50000, 512, 128}), 0.0);
-}
+TEST(Flops, EmbeddingIsFree) { EXPECT_DOUBLE_EQ(forward_flops(EmbeddingLayer{50000, 512, 128}), 0.0); }
 
 TEST(Flops, ModelBackwardIsTwiceForward) {
   // MLP 784 -> 256 -> 10.
@@ -49,13 +46,11 @@ TEST(Flops, TinyTransformerBlock) {
   // seq 16, d 32, 4 heads, MLP 4x, vocabulary 100 (tied-free head).
   const std::int64_t s = 16, d = 32, v = 100;
   const FlopCount block = count_flops({
-      EmbeddingLayer{v, d, s},
-      LinearLayer{d, 3 * d, s},  // QKV
-      AttentionLayer{s, d, 4, true},
-      LinearLayer{d, d, s},      // output projection
-      LinearLayer{d, 4 * d, s},  // MLP up
-      LinearLayer{4 * d, d, s},  // MLP down
-      LinearLayer{d, v, s},      // LM head
+      EmbeddingLayer{v, d, s}, LinearLayer{d, 3 * d, s},    // QKV
+      AttentionLayer{s, d, 4, true}, LinearLayer{d, d, s},  // output projection
+      LinearLayer{d, 4 * d, s},                             // MLP up
+      LinearLayer{4 * d, d, s},                             // MLP down
+      LinearLayer{d, v, s},                                 // LM head
   });
   const double linear = 2.0 * s * (d * 3 * d + d * d + d * 4 * d + 4 * d * d + d * v);
   const double attention = 2.0 * 2.0 * s * s * d / 2.0;

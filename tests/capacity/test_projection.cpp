@@ -108,9 +108,7 @@ TEST(Projection, BadTargetsNameTheField) {
     try {
       parse_target(bad, "--project");
       ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), "--project") << bad;
-    }
+    } catch (const InputError& e) { EXPECT_EQ(e.field(), "--project") << bad; }
   }
   EXPECT_THROW(target_samples(parse_target("1e9 tokens", "f"), 0, 0, "f"), InputError);
   EXPECT_THROW(target_samples(parse_target("2 epochs", "f"), 0, 0, "f"), InputError);
@@ -120,9 +118,8 @@ TEST(Projection, JsonShape) {
   ProjectionOptions options;
   options.price_per_device_hour = 3.0;
   const nlohmann::json j = project(1e6, step_time(0.1, 0.09, 0.12), 64, options);
-  for (const char* key : {"target_samples", "steps", "time_s", "ci_low_s", "ci_high_s",
-                          "device_hours", "num_devices", "cost", "cost_ci_low", "cost_ci_high",
-                          "price_per_device_hour"})
+  for (const char* key : {"target_samples", "steps", "time_s", "ci_low_s", "ci_high_s", "device_hours", "num_devices",
+                          "cost", "cost_ci_low", "cost_ci_high", "price_per_device_hour"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_FALSE(j.contains("energy_joules"));
   EXPECT_EQ(j.at("steps"), 15625);

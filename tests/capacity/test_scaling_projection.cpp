@@ -19,7 +19,7 @@ TEST(ScalingProjection, BandwidthsFollowNcclTestsFormulas) {
 }
 
 TEST(ScalingProjection, AlphaIsTheLatencyPerRingHop) {
-  EXPECT_DOUBLE_EQ(ring_alpha(1e-4, 2), 5e-5);    // 2(n-1) = 2 hops
+  EXPECT_DOUBLE_EQ(ring_alpha(1e-4, 2), 5e-5);     // 2(n-1) = 2 hops
   EXPECT_DOUBLE_EQ(ring_alpha(1e-4, 5), 1.25e-5);  // 8 hops
   EXPECT_EQ(ring_alpha(1e-4, 1), 0.0);
 }
@@ -50,8 +50,8 @@ TEST(ScalingProjection, WeakScalingAt8_64_512ByHand) {
     int n;
     double allreduce_s;
   };
-  for (const Case c : {Case{8, 14 * 5e-5 + 14.0 / 8 * 0.1},      // 0.1757
-                       Case{64, 126 * 5e-5 + 126.0 / 64 * 0.1},  // 0.203175
+  for (const Case c : {Case{8, 14 * 5e-5 + 14.0 / 8 * 0.1},             // 0.1757
+                       Case{64, 126 * 5e-5 + 126.0 / 64 * 0.1},         // 0.203175
                        Case{512, 1022 * 5e-5 + 1022.0 / 512 * 0.1}}) {  // 0.250709375
     const auto p = project_step(m, c.n);
     ASSERT_TRUE(p) << c.n;

@@ -54,9 +54,11 @@ TEST(Utilization, CapacityJsonFlagsMfuAbove100Percent) {
   ASSERT_TRUE(over.contains("mfu_error"));
   EXPECT_EQ(over.at("mfu_error").get<std::string>().rfind("MFU 107.14% exceeds 100%", 0), 0u) << over.dump();
   EXPECT_EQ(over.at("mfu_error").get<std::string>(), mfu_error(3e12 / 2.8e12));
-  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{3e12, kPeakSourceMeasured, ""})).contains("mfu_error"))
+  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{3e12, kPeakSourceMeasured, ""}))
+                   .contains("mfu_error"))
       << "exactly 100% is the limit, not beyond it";
-  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{4e12, kPeakSourceMeasured, ""})).contains("mfu_error"));
+  EXPECT_FALSE(nlohmann::json(capacity_section(per_sample, 1000, PeakFlops{4e12, kPeakSourceMeasured, ""}))
+                   .contains("mfu_error"));
   EXPECT_EQ(std::string(kMfuErrorCell), "error: >100% (peak under-measured)");
 }
 
@@ -69,8 +71,8 @@ TEST(Utilization, CapacityJsonGolden) {
   options.price_per_device_hour = 4.0;
   const auto projection = project(1e7, step, 256, options);
   const FlopCount per_sample = count_flops({LinearLayer{784, 256}, LinearLayer{256, 10}});
-  const nlohmann::json j = capacity_section(per_sample, 256 / 0.05,
-                               PeakFlops{2e11, kPeakSourceMeasured, "matmul n=1024 fp32"}, projection);
+  const nlohmann::json j =
+      capacity_section(per_sample, 256 / 0.05, PeakFlops{2e11, kPeakSourceMeasured, "matmul n=1024 fp32"}, projection);
   EXPECT_NEAR(j.at("mfu").get<double>(), per_sample.total() * 5120 / 2e11, 1e-12);
   EXPECT_EQ(j.at("projection").at("steps"), 39063);
 

@@ -27,9 +27,7 @@ const CommandSpec kSpec{.name = "demo",
 std::string error_of(const Args& args) {
   try {
     parse_arguments(kSpec, args);
-  } catch (const tb::InputError& e) {
-    return e.what();
-  }
+  } catch (const tb::InputError& e) { return e.what(); }
   return "";
 }
 
@@ -50,8 +48,7 @@ TEST(ArgParser, RepeatedOptionsKeepEveryValueAndTheLastCounts) {
 TEST(ArgParser, TheLastOfOpposedFlagsWins) {
   EXPECT_EQ(parse_arguments(kSpec, {"--isolate", "--no-isolate"}).last_of({"--isolate", "--no-isolate"}),
             "--no-isolate");
-  EXPECT_EQ(parse_arguments(kSpec, {"--no-isolate", "--isolate"}).last_of({"--isolate", "--no-isolate"}),
-            "--isolate");
+  EXPECT_EQ(parse_arguments(kSpec, {"--no-isolate", "--isolate"}).last_of({"--isolate", "--no-isolate"}), "--isolate");
   EXPECT_EQ(parse_arguments(kSpec, {}).last_of({"--isolate", "--no-isolate"}), "");
 }
 
@@ -103,9 +100,8 @@ TEST(ArgParser, TokensReproduceWhatWasGivenInCanonicalForm) {
 TEST(ArgParser, UsageListsEveryOptionFromTheTable) {
   const std::string usage = tb::cli::format_usage(kSpec);
   EXPECT_EQ(usage.rfind("usage: trainbench demo MATRIX [options]\n", 0), 0u) << usage;
-  for (const char* text : {"Demonstrates the parser.", "MATRIX", "--out DIR", "where results go",
-                           "--set PATH=JSON", "an override (repeatable)", "--isolate", "-h, --help",
-                           "exit codes: 0 ok"})
+  for (const char* text : {"Demonstrates the parser.", "MATRIX", "--out DIR", "where results go", "--set PATH=JSON",
+                           "an override (repeatable)", "--isolate", "-h, --help", "exit codes: 0 ok"})
     EXPECT_NE(usage.find(text), std::string::npos) << text << "\n" << usage;
 }
 

@@ -25,8 +25,8 @@ std::pair<int, std::string> trainbench(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-const std::vector<std::string> kCommands = {"run",     "list",     "report", "compare", "merge", "ab",
-                                            "history", "capacity", "models", "worker"};
+const std::vector<std::string> kCommands = {"run", "list",    "report",   "compare", "merge",
+                                            "ab",  "history", "capacity", "models",  "worker"};
 
 TEST(CliHelp, EveryCommandHasHelp) {
   for (const auto& command : kCommands) {
@@ -42,8 +42,7 @@ TEST(CliHelp, EveryCommandRejectsUnknownOptions) {
   for (const auto& command : kCommands) {
     const auto [rc, output] = trainbench(command + " --bogus=1");
     EXPECT_EQ(rc, 2) << command << "\n" << output;
-    EXPECT_NE(output.find("trainbench " + command + ": command line: --bogus: unknown option"),
-              std::string::npos)
+    EXPECT_NE(output.find("trainbench " + command + ": command line: --bogus: unknown option"), std::string::npos)
         << output;
   }
 }

@@ -94,8 +94,8 @@ TEST_F(CompareCommand, PlantedSlowdownFailsTheGate) {
 
   // An A/A floor of 12% for the slowed scenario absorbs the 10% change.
   NoiseFloor floor;
-  floor.entries.push_back({"mlp/fp32/w0/a1/b32",
-                           scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 12.0, 2.0});
+  floor.entries.push_back(
+      {"mlp/fp32/w0/a1/b32", scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 12.0, 2.0});
   const auto floor_path = (dir_ / "floor.json").string();
   save_noise_floor(floor, floor_path);
   EXPECT_EQ(compare({"--fail-on-regression", "5", "--noise", floor_path, old_dir, new_dir}), 0);
@@ -126,8 +126,8 @@ TEST_F(CompareCommand, BadInputIsExitCode2) {
 
 TEST_F(CompareCommand, HelpDocumentsExitCodes) {
   EXPECT_EQ(compare({"--help"}), 0);
-  for (const char* text : {"0  no regression", "1  regression", "2  usage or input error",
-                           "3  environments differ", "4  the gate refused", "5  an output"})
+  for (const char* text : {"0  no regression", "1  regression", "2  usage or input error", "3  environments differ",
+                           "4  the gate refused", "5  an output"})
     EXPECT_NE(out_.str().find(text), std::string::npos) << text;
 }
 
@@ -250,8 +250,8 @@ TEST_F(CompareCommand, ImplausibleNoiseIsRefused) {
   EXPECT_EQ(compare({"--aa", a, write("c", contended_run)}), 2);
   // A hand-made noise file with such a floor is refused too.
   NoiseFloor floor;
-  floor.entries.push_back({"mlp/fp32/w0/a1/b32",
-                           scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 1266.0, 2.0});
+  floor.entries.push_back(
+      {"mlp/fp32/w0/a1/b32", scenario_key(two_scenario_run("x", 1, 1).scenarios[0].params), 1266.0, 2.0});
   const auto floor_path = (dir_ / "floor.json").string();
   save_noise_floor(floor, floor_path);
   EXPECT_EQ(compare({"--fail-on-regression", "5", "--noise", floor_path, a, loaded}), 2);
@@ -343,7 +343,8 @@ TEST_F(CompareCommand, SeveralWorkloadsAreGroupedWithAGeomeanEach) {
   tb::test::expect_golden("compare_table_workloads.txt", table);
   for (const char* line : {"\nworkload resnet50:\nresnet50/fp32/w0/a1/b8 ", "\nworkload gpt2:\ngpt2/fp32/w0/a1/b8 "})
     EXPECT_NE(table.find(line), std::string::npos) << line << "\n" << table;
-  EXPECT_TRUE(std::regex_search(table, std::regex(R"re(\ngeomean speedup gpt2: 0\.80[0-9] \[[0-9.]+, [0-9.]+\] \(2 scenarios\)\n)re")))
+  EXPECT_TRUE(std::regex_search(
+      table, std::regex(R"re(\ngeomean speedup gpt2: 0\.80[0-9] \[[0-9.]+, [0-9.]+\] \(2 scenarios\)\n)re")))
       << table;
   EXPECT_EQ(table.find("noisy; geomean speedup"), std::string::npos) << "no geomean over every workload\n" << table;
   const auto j = nlohmann::json::parse(read_file(json_path));
@@ -357,10 +358,9 @@ TEST_F(CompareCommand, TableAndJsonMatchGolden) {
   auto old_run = two_scenario_run("old", 1.0, 1);
   auto new_run = two_scenario_run("new", 1.10, 2);
   old_run.scenarios.push_back(make_scenario("gpt", Precision::fp32, 8, jittered(0.05, 0.01, 20, 7)));
-  new_run.scenarios.push_back(tb::testing::failed_scenario("vit", Precision::amp_bf16, 16,
-                                                           ScenarioStatus::skipped, "needs a GPU"));
-  new_run.scenarios[1] = tb::testing::failed_scenario("cnn", Precision::fp32, 64,
-                                                      ScenarioStatus::oom, "out of memory");
+  new_run.scenarios.push_back(
+      tb::testing::failed_scenario("vit", Precision::amp_bf16, 16, ScenarioStatus::skipped, "needs a GPU"));
+  new_run.scenarios[1] = tb::testing::failed_scenario("cnn", Precision::fp32, 64, ScenarioStatus::oom, "out of memory");
   new_run.scenarios.push_back(make_scenario("mlp", Precision::fp32, 128, jittered(0.02, 0.3, 6, 9)));
   old_run.scenarios.push_back(make_scenario("mlp", Precision::fp32, 128, jittered(0.02, 0.3, 6, 8)));
   const auto old_dir = write("old", old_run);

@@ -45,7 +45,8 @@ TEST(ConsoleProgress, ShardPlanSaysWhichShardOfHowMany) {
   ConsoleProgress console(out, false);
   console.run_started({"quick", "id1", "cpu", "results/x", 3, 10, 2, true, false, "1/3"});
   EXPECT_NE(out.str().find("trainbench: matrix 'quick' (3 scenarios, shard 1/3 of 10, 2 rounds, interleaved) on cpu"),
-            std::string::npos) << out.str();
+            std::string::npos)
+      << out.str();
 }
 
 TEST(ConsoleProgress, PlanRoundsAndScenarioLines) {
@@ -59,13 +60,16 @@ TEST(ConsoleProgress, PlanRoundsAndScenarioLines) {
   console.scenario_finished(2, 2, failed("mlp/amp_fp16/w0/a1/b32", "needs CUDA"));
   const std::string text = out.str();
   EXPECT_NE(text.find("trainbench: matrix 'quick' (2 scenarios, 3 rounds, interleaved) on cpu, results in results/x\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   // Round 1 of 3 leaves two more: the time left is shown; after the last planned round it is not.
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(round 1/3 done, \d+ s, ~\d+ s left\n)"))) << text;
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(round 3/3 done, \d+ s\n)"))) << text;
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(round 4 \(extra\) done, \d+ s\n)"))) << text;
   EXPECT_TRUE(std::regex_search(
-      text, std::regex(R"(\[1/2\] mlp/fp32/w0/a1/b32 \.\.\. ok  12\.10 ms/step \(no interval\)  2645\.5 samples/s  \(10 steps, 0 segments\)\n)")))
+      text,
+      std::regex(
+          R"(\[1/2\] mlp/fp32/w0/a1/b32 \.\.\. ok  12\.10 ms/step \(no interval\)  2645\.5 samples/s  \(10 steps, 0 segments\)\n)")))
       << text;
   EXPECT_NE(text.find("[2/2] mlp/amp_fp16/w0/a1/b32 ... failed: needs CUDA\n"), std::string::npos) << text;
   EXPECT_EQ(text.find('\033'), std::string::npos) << "no colour was asked for";
@@ -106,9 +110,8 @@ TEST(ConsoleProgress, VerboseAddsStillGoingAndAScenarioDetailLine) {
       {"interval, stop reason, segments",
        R"(\[1/3\] a \.\.\. ok [^\n]*\n      median )" + number + R"( ms/step, 95% interval \[)" + number + ", " +
            number + R"(\] ms \(±\d+\.\d%, segments\), stop: target_ci, 3 segments:( )" + number + R"(){3} ms\n)"},
-      {"no interval, no segments",
-       R"(\[2/3\] b \.\.\. ok [^\n]*\n      median )" + number +
-           R"( ms/step, no 95% interval, stop: max_steps, 0 segments\n)"},
+      {"no interval, no segments", R"(\[2/3\] b \.\.\. ok [^\n]*\n      median )" + number +
+                                       R"( ms/step, no 95% interval, stop: max_steps, 0 segments\n)"},
       {"a failure has nothing more", R"(\[3/3\] c \.\.\. failed: needs CUDA\n$)"},
   };
   for (const Case& c : cases) EXPECT_TRUE(std::regex_search(text, std::regex(c.pattern))) << c.what << "\n" << text;
@@ -121,8 +124,8 @@ TEST(ConsoleProgress, QuietAndVerboseAreOneChoice) {
     std::vector<std::string> args;
     std::optional<Detail> detail;
   };
-  for (const Case& c : {Case{{}, Detail::normal}, Case{{"--quiet"}, std::nullopt},
-                        Case{{"--verbose"}, Detail::verbose}, Case{{"-v"}, Detail::verbose}})
+  for (const Case& c : {Case{{}, Detail::normal}, Case{{"--quiet"}, std::nullopt}, Case{{"--verbose"}, Detail::verbose},
+                        Case{{"-v"}, Detail::verbose}})
     EXPECT_EQ(tb::cli::progress_detail(tb::cli::parse_arguments(spec, c.args)), c.detail)
         << (c.args.empty() ? "(none)" : c.args[0]);
   using Args = std::vector<std::string>;
@@ -145,7 +148,8 @@ TEST(ConsoleProgress, ResumeLineAndSequentialTimeLeft) {
   console.scenario_finished(3, 3, measured("c"));
   const std::string text = out.str();
   EXPECT_NE(text.find("trainbench: resuming run run7: 1 of 4 scenarios to measure, results in results/run7\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   // Not interleaved: every scenario but the last says how long the rest should take.
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(\[1/3\] a \.\.\. ok .*  \[\d+ s, ~\d+ s left\]\n)"))) << text;
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(\[3/3\] c \.\.\. ok [^\[]*\(10 steps, 0 segments\)\n)"))) << text;
@@ -174,9 +178,9 @@ TEST(ConsoleProgress, DurationsAndTimeLeft) {
   EXPECT_EQ(tb::cli::format_duration(200), "3 min 20 s");
   EXPECT_EQ(tb::cli::format_duration(7500), "2 h 05 min");
   EXPECT_EQ(tb::cli::format_duration(-3), "0 s");
-  EXPECT_DOUBLE_EQ(tb::cli::remaining_s(30, 1, 4), 90);   // a quarter took 30 s
+  EXPECT_DOUBLE_EQ(tb::cli::remaining_s(30, 1, 4), 90);  // a quarter took 30 s
   EXPECT_DOUBLE_EQ(tb::cli::remaining_s(30, 4, 4), 0);
-  EXPECT_DOUBLE_EQ(tb::cli::remaining_s(30, 0, 4), 0);    // nothing to go by yet
+  EXPECT_DOUBLE_EQ(tb::cli::remaining_s(30, 0, 4), 0);  // nothing to go by yet
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ TEST_F(MergeCommand, ShardAndMergedResultsMatchTheSchema) {
   files.push_back((fs::path(out_dir()) / "results.json").string());
   for (const auto& file : files) {
     ASSERT_TRUE(fs::exists(file)) << file;  // the script says 2 for a missing file too
-    const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                            TB_SOURCE_DIR + "/schema/results.schema.json " + file;
+    const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " + TB_SOURCE_DIR +
+                            "/schema/results.schema.json " + file;
     const int status = std::system(cmd.c_str());
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (rc == 2) GTEST_SKIP() << "python3-jsonschema not installed";

@@ -19,8 +19,20 @@ using nlohmann::json;
 
 // One step: ProfilerStep#0 > trainbench.forward > the given operators, 10 us each.
 std::string step_trace(const std::vector<std::string>& ops) {
-  json events = json::array({{{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#0"}, {"pid", 1}, {"tid", 1}, {"ts", 0}, {"dur", 1000}},
-                             {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "trainbench.forward"}, {"pid", 1}, {"tid", 1}, {"ts", 1}, {"dur", 900}}});
+  json events = json::array({{{"ph", "X"},
+                              {"cat", "user_annotation"},
+                              {"name", "ProfilerStep#0"},
+                              {"pid", 1},
+                              {"tid", 1},
+                              {"ts", 0},
+                              {"dur", 1000}},
+                             {{"ph", "X"},
+                              {"cat", "user_annotation"},
+                              {"name", "trainbench.forward"},
+                              {"pid", 1},
+                              {"tid", 1},
+                              {"ts", 1},
+                              {"dur", 900}}});
   double ts = 10;
   for (const auto& op : ops) {
     events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", op}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"dur", 10}});
@@ -30,7 +42,8 @@ std::string step_trace(const std::vector<std::string>& ops) {
 }
 
 tb::RunResult profiled_run(const std::filesystem::path& dir, const std::string& id, const std::string& trace_text) {
-  tb::ScenarioResult s = tb::testing::make_scenario("mlp", tb::Precision::fp32, 32, tb::testing::jittered(0.01, 0.01, 30, 1));
+  tb::ScenarioResult s =
+      tb::testing::make_scenario("mlp", tb::Precision::fp32, 32, tb::testing::jittered(0.01, 0.01, 30, 1));
   tb::ProfileSection profile;
   profile.traces["kineto"] = "traces/s.pt.trace.json";
   s.profile = profile;
@@ -45,7 +58,8 @@ TEST(TraceChanges, ComparePrintsTheLargestOperatorChanges) {
   const auto new_run = profiled_run(dir / "new", "new", step_trace({"aten::addmm", "aten::to", "aten::to"}));
   const auto c = tb::compare_runs(old_run, new_run, tb::CompareOptions{});
   std::ostringstream out;
-  tb::cli::print_trace_changes(c, old_run, (dir / "old").string(), new_run, (dir / "new" / "results.json").string(), 5, out);
+  tb::cli::print_trace_changes(c, old_run, (dir / "old").string(), new_run, (dir / "new" / "results.json").string(), 5,
+                               out);
   EXPECT_NE(out.str().find("operator changes in " + new_run.scenarios[0].id), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("added    aten::to (op, forward): 2 calls"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("removed  aten::mm (op, forward)"), std::string::npos) << out.str();

@@ -11,8 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const tb::MatrixParseOptions options = tb::full_catalog();
   const std::string text(reinterpret_cast<const char*>(data), size);
-  tb::fuzz::expect_input_errors_only([&] {
-    tb::fuzz::use_matrix(tb::parse_matrix(tb::parse_json_text(text, "fuzz.json"), "fuzz.json", options));
-  });
+  tb::fuzz::expect_input_errors_only(
+      [&] { tb::fuzz::use_matrix(tb::parse_matrix(tb::parse_json_text(text, "fuzz.json"), "fuzz.json", options)); });
   return 0;
 }

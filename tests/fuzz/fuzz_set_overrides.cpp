@@ -46,8 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const bool base_parses = (tb::parse_matrix(base, "base.json", options), true);
   (void)base_parses;
   const auto overrides = lines(std::string(reinterpret_cast<const char*>(data), size));
-  tb::fuzz::expect_input_errors_only([&] {
-    tb::fuzz::use_matrix(tb::parse_matrix(tb::apply_set_overrides(base, overrides), "fuzz.json", options));
-  });
+  tb::fuzz::expect_input_errors_only(
+      [&] { tb::fuzz::use_matrix(tb::parse_matrix(tb::apply_set_overrides(base, overrides), "fuzz.json", options)); });
   return 0;
 }

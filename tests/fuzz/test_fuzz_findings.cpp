@@ -42,8 +42,8 @@ RunResult load_results_text(const std::string& text) {
 
 // A results.json with one scenario of these metrics and params.
 std::string results_text(const std::string& metrics, const std::string& params) {
-  return R"({"schema_version": 1, "run_id": "r", "scenarios": [{"id": "s", "status": "ok", "metrics": )" +
-         metrics + R"(, "params": )" + params + "}]}";
+  return R"({"schema_version": 1, "run_id": "r", "scenarios": [{"id": "s", "status": "ok", "metrics": )" + metrics +
+         R"(, "params": )" + params + "}]}";
 }
 
 struct Finding {
@@ -103,9 +103,7 @@ TEST(FuzzFindings, EachIsACleanInputError) {
     std::string message = "no error";
     try {
       f.read();
-    } catch (const InputError& e) {
-      message = e.what();
-    }
+    } catch (const InputError& e) { message = e.what(); }
     EXPECT_NE(message.find(f.message), std::string::npos) << f.what << "\n  got: " << message;
   }
 }

@@ -48,17 +48,15 @@ class CliTest : public ::testing::Test {
   // The history goes to the test's folder, never the user's own (results/history_location.hpp).
   int trainbench(const std::string& args) const {
     return run_shell("ulimit -c 0; OMP_NUM_THREADS=1 TRAINBENCH_HISTORY=" + p("history.sqlite") + " " +
-                     std::string(TB_TRAINBENCH_BIN) + " " + args +
-                     " >> " + p("log.txt") + " 2>&1");
+                     std::string(TB_TRAINBENCH_BIN) + " " + args + " >> " + p("log.txt") + " 2>&1");
   }
   std::string log() const { return slurp(dir_ / "log.txt"); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
 
   // `results` validates against schema/results.schema.json (skipped without python3-jsonschema).
   void expect_valid_schema(const std::filesystem::path& results) const {
-    const int rc = run_shell(std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                             TB_SOURCE_DIR + "/schema/results.schema.json " + results.string() + " >> " +
-                             p("log.txt") + " 2>&1");
+    const int rc = run_shell(std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " + TB_SOURCE_DIR +
+                             "/schema/results.schema.json " + results.string() + " >> " + p("log.txt") + " 2>&1");
     if (rc == 2) return;  // python3-jsonschema not installed
     EXPECT_EQ(rc, 0) << results;
   }

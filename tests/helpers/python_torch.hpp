@@ -13,8 +13,8 @@
 namespace tb::test {
 
 inline std::string python_with_torch() {
-  const auto venv = std::filesystem::path(TB_TORCH_LIB_DIR).parent_path().parent_path().parent_path()
-                        .parent_path().parent_path();
+  const auto venv =
+      std::filesystem::path(TB_TORCH_LIB_DIR).parent_path().parent_path().parent_path().parent_path().parent_path();
   if (!std::filesystem::exists(std::filesystem::path(TB_TORCH_LIB_DIR).parent_path() / "__init__.py")) return {};
   for (const char* name : {"python", "python3"})
     if (std::filesystem::exists(venv / "bin" / name)) return (venv / "bin" / name).string();

@@ -12,8 +12,7 @@ namespace tb::test {
 
 inline void remove_tree(const std::filesystem::path& dir) {
   nftw(
-      dir.c_str(),
-      [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); }, 16,
+      dir.c_str(), [](const char* path, const struct stat*, int, struct FTW*) { return std::remove(path); }, 16,
       FTW_DEPTH | FTW_PHYS);
 }
 

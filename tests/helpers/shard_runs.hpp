@@ -61,8 +61,7 @@ inline RunResult shard_run(const std::vector<ScenarioParams>& all, const Shard& 
 
 inline std::vector<ShardResults> shards_of(const std::vector<ScenarioParams>& all, int count) {
   std::vector<ShardResults> shards;
-  for (int i = 0; i < count; ++i)
-    shards.push_back({"results/shard-" + std::to_string(i), shard_run(all, {i, count})});
+  for (int i = 0; i < count; ++i) shards.push_back({"results/shard-" + std::to_string(i), shard_run(all, {i, count})});
   return shards;
 }
 

@@ -26,8 +26,7 @@ inline std::vector<double> jittered(double median, double rel_noise, int n, std:
 }
 
 inline ScenarioResult make_scenario(const std::string& model, Precision precision, int batch,
-                                    const std::vector<double>& step_times,
-                                    std::vector<double> loss_curve = {}) {
+                                    const std::vector<double>& step_times, std::vector<double> loss_curve = {}) {
   ScenarioResult s;
   s.params.model = model;
   s.params.precision = precision;
@@ -49,16 +48,14 @@ inline ScenarioResult make_scenario(const std::string& model, Precision precisio
 // A scenario measured in segments: segment j's steps are jittered around segment_medians[j]
 // (rel_noise), as the interleaved runner records them.
 inline ScenarioResult make_segmented_scenario(const std::string& model, Precision precision, int batch,
-                                              const std::vector<double>& segment_medians,
-                                              int steps_per_segment = 10, double rel_noise = 0.01,
-                                              std::uint64_t seed = 1) {
+                                              const std::vector<double>& segment_medians, int steps_per_segment = 10,
+                                              double rel_noise = 0.01, std::uint64_t seed = 1) {
   std::vector<double> steps;
   std::vector<Segment> segments;
   for (std::size_t j = 0; j < segment_medians.size(); ++j) {
     const auto seg = jittered(segment_medians[j], rel_noise, steps_per_segment, seed + j);
     steps.insert(steps.end(), seg.begin(), seg.end());
-    segments.push_back({static_cast<int>(j), steps_per_segment, stats::median(seg),
-                        static_cast<double>(j)});
+    segments.push_back({static_cast<int>(j), steps_per_segment, stats::median(seg), static_cast<double>(j)});
   }
   ScenarioResult s = make_scenario(model, precision, batch, steps);
   s.segments = segments;
@@ -79,8 +76,8 @@ inline ScenarioResult contended(ScenarioResult s, double other_cores = 1.8) {
   return s;
 }
 
-inline ScenarioResult failed_scenario(const std::string& model, Precision precision, int batch,
-                                      ScenarioStatus status, const std::string& message) {
+inline ScenarioResult failed_scenario(const std::string& model, Precision precision, int batch, ScenarioStatus status,
+                                      const std::string& message) {
   ScenarioResult s;
   s.params.model = model;
   s.params.precision = precision;
@@ -99,12 +96,9 @@ inline RunResult make_run(const std::string& run_id, std::vector<ScenarioResult>
   RunResult r;
   r.run_id = run_id;
   r.matrix_name = "synthetic";
-  r.environment = {{"cpu", {{"model", cpu_model}}},
-                   {"device", "cpu"},
-                   {"gpu", nlohmann::json::array()},
-                   {"started_at", started_at},
-                   {"git_revision", git_revision},
-                   {"command_line", {"trainbench", "run", "synthetic.yaml"}}};
+  r.environment = {{"cpu", {{"model", cpu_model}}},  {"device", "cpu"},
+                   {"gpu", nlohmann::json::array()}, {"started_at", started_at},
+                   {"git_revision", git_revision},   {"command_line", {"trainbench", "run", "synthetic.yaml"}}};
   r.scenarios = std::move(scenarios);
   if (!r.scenarios.empty()) r.baseline_id = r.scenarios.front().id;
   return r;
@@ -122,9 +116,8 @@ inline RunResult three_workload_run(const std::string& run_id = "workloads", dou
     double fp32_b8_s, bf16_speedup, b32_speedup;
     bool has_b32;
   };
-  const Workload workloads[] = {{"resnet50", 0.050, 1.25, 1.6, true},
-                                {"vit_b_16", 0.100, 2.5, 1.2, true},
-                                {"gpt2", 0.620, 4.0, 1.0, false}};
+  const Workload workloads[] = {
+      {"resnet50", 0.050, 1.25, 1.6, true}, {"vit_b_16", 0.100, 2.5, 1.2, true}, {"gpt2", 0.620, 4.0, 1.0, false}};
   std::vector<ScenarioResult> scenarios;
   std::uint64_t seed = 1;
   for (const auto& w : workloads)

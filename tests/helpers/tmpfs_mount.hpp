@@ -16,10 +16,8 @@ class TmpfsMount {
 
   explicit TmpfsMount(const std::filesystem::path& dir, unsigned long flags = 0) : dir_(dir) {
     std::filesystem::create_directories(dir_);
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", flags, "size=64k") == 0)
-      mounted_ = true;
-    else
-      error_ = std::strerror(errno);
+    if (::mount("tmpfs", dir_.c_str(), "tmpfs", flags, "size=64k") == 0) mounted_ = true;
+    else error_ = std::strerror(errno);
   }
   ~TmpfsMount() {
     if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);

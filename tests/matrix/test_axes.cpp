@@ -88,10 +88,10 @@ RunResult run_of(const std::vector<ScenarioParams>& scenarios) {
 TEST(AxisTable, FieldsInKeyOrderProductAxesInExpandOrder) {
   std::vector<std::string> names;
   for (const ScenarioAxis& axis : scenario_axes()) names.push_back(axis.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"model", "dataset", "device", "optimizer", "scaling", "precision",
-                                             "workers", "accumulation", "batch", "world_size", "reducer",
-                                             "memory_format", "pin_memory", "cudnn_benchmark", "cuda_graphs",
-                                             "optimizer_impl"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"model", "dataset", "device", "optimizer", "scaling", "precision", "workers",
+                                      "accumulation", "batch", "world_size", "reducer", "memory_format", "pin_memory",
+                                      "cudnn_benchmark", "cuda_graphs", "optimizer_impl"}));
   EXPECT_EQ(matrix_axis_names(), (std::vector<std::string>{"model", "precision", "workers", "accumulation", "batch",
                                                            "world_size", "reducer", "memory_format", "pin_memory",
                                                            "cudnn_benchmark", "cuda_graphs", "optimizer_impl"}));
@@ -156,9 +156,7 @@ TEST(AxisCompleteness, EveryFieldTellsScenariosApart) {
     SCOPED_TRACE(axis.name);
     const ScenarioParams q = with_other_value(p, axis);
     EXPECT_NE(scenario_key(p), scenario_key(q));
-    if (axis.id.shown) {
-      EXPECT_NE(scenario_id(p), scenario_id(q));
-    }
+    if (axis.id.shown) { EXPECT_NE(scenario_id(p), scenario_id(q)); }
     for (const char* varying : {"workers", "batch"}) {
       if (axis.splits_chart_series && axis.name != std::string(varying)) {
         EXPECT_NE(series_label(p, varying), series_label(q, varying)) << "varying " << varying;
@@ -190,18 +188,17 @@ TEST(AxisCompleteness, CsvHeaderHasEveryFieldInTableOrder) {
 
 TEST(AxisCompleteness, ListingHasAColumnPerListedField) {
   // Two world sizes: the ranks column is left out when every scenario has one rank.
-  const MatrixSpec spec =
-      parse_matrix({{"name", "m"},
-                    {"dataset", "tokens"},
-                    {"axes",
-                     {{"workers", {0, 3}},
-                      {"world_size", {1, 2}},
-                      {"memory_format", {"contiguous", "channels_last"}},
-                      {"pin_memory", {false, true}},
-                      {"cudnn_benchmark", {false, true}},
-                      {"cuda_graphs", {false, true}},
-                      {"optimizer_impl", {"for_loop", "fused"}}}}},
-                   "inline.json", full_catalog());
+  const MatrixSpec spec = parse_matrix({{"name", "m"},
+                                        {"dataset", "tokens"},
+                                        {"axes",
+                                         {{"workers", {0, 3}},
+                                          {"world_size", {1, 2}},
+                                          {"memory_format", {"contiguous", "channels_last"}},
+                                          {"pin_memory", {false, true}},
+                                          {"cudnn_benchmark", {false, true}},
+                                          {"cuda_graphs", {false, true}},
+                                          {"optimizer_impl", {"for_loop", "fused"}}}}},
+                                       "inline.json", full_catalog());
   const std::string listing = format_scenario_list(spec, expand(spec));
   const std::string header = listing.substr(listing.find("  #"));
   std::istringstream is(header);
@@ -245,9 +242,7 @@ TEST(AxisValueRules, GiveTheMatrixParsersMessages) {
   const auto message = [](const json& axes) {
     try {
       parse_matrix({{"name", "m"}, {"axes", axes}}, "x.json", full_catalog());
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
+    } catch (const InputError& e) { return std::string(e.what()); }
     return std::string("accepted");
   };
   EXPECT_EQ(message({{"workers", {0, -2}}}), "x.json: axes.workers[1]: must be >= 0, got -2");
@@ -262,15 +257,23 @@ TEST(AxisValueRules, GiveTheMatrixParsersMessages) {
 }
 
 TEST(AxisBaseline, DefaultsComeFromTheTable) {
-  const MatrixSpec spec = parse_matrix(
-      {{"name", "m"},
-       {"axes", {{"model", {"resnet", "mlp"}}, {"precision", {"amp_bf16", "fp32"}}, {"batch", {64, 8}}}}},
-      "inline.json", full_catalog());
+  const MatrixSpec spec =
+      parse_matrix({{"name", "m"},
+                    {"axes", {{"model", {"resnet", "mlp"}}, {"precision", {"amp_bf16", "fp32"}}, {"batch", {64, 8}}}}},
+                   "inline.json", full_catalog());
   const BaselineChoice choice = choose_baseline(spec, expand(spec));
-  EXPECT_EQ(choice.wanted, json({{"model", "resnet"}, {"precision", "fp32"}, {"workers", 0},
-                                 {"accumulation", 1}, {"batch", 64}, {"world_size", 1}, {"reducer", "auto"},
-                                 {"memory_format", "contiguous"}, {"pin_memory", false}, {"cudnn_benchmark", false},
-                                 {"cuda_graphs", false}, {"optimizer_impl", "for_loop"}}));
+  EXPECT_EQ(choice.wanted, json({{"model", "resnet"},
+                                 {"precision", "fp32"},
+                                 {"workers", 0},
+                                 {"accumulation", 1},
+                                 {"batch", 64},
+                                 {"world_size", 1},
+                                 {"reducer", "auto"},
+                                 {"memory_format", "contiguous"},
+                                 {"pin_memory", false},
+                                 {"cudnn_benchmark", false},
+                                 {"cuda_graphs", false},
+                                 {"optimizer_impl", "for_loop"}}));
   EXPECT_TRUE(choice.matched);
   EXPECT_EQ(scenario_id(expand(spec)[choice.index]), "resnet/fp32/w0/a1/b64");
 }
@@ -278,8 +281,8 @@ TEST(AxisBaseline, DefaultsComeFromTheTable) {
 TEST(CartesianProduct, LastIndexVariesFastest) {
   std::vector<std::vector<std::size_t>> seen;
   for_each_combination({2, 1, 3}, [&](const std::vector<std::size_t>& indices) { seen.push_back(indices); });
-  EXPECT_EQ(seen, (std::vector<std::vector<std::size_t>>{
-                      {0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {1, 0, 0}, {1, 0, 1}, {1, 0, 2}}));
+  EXPECT_EQ(seen,
+            (std::vector<std::vector<std::size_t>>{{0, 0, 0}, {0, 0, 1}, {0, 0, 2}, {1, 0, 0}, {1, 0, 1}, {1, 0, 2}}));
 }
 
 TEST(CartesianProduct, AnEmptyListMakesNoCombination) {

@@ -66,14 +66,14 @@ TEST(IsolationSettings, BadValuesNameTheField) {
                  "test_crash.at_step", "must be between 0 and 1100000, got -1");
   expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "segv"}, {"at_step", 1.5}}}}),
                  "test_crash.at_step", "must be an integer, got 1.5");
-  expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "segv"}, {"when", 1}}}}),
-                 "test_crash.when", "unknown key 'when' (allowed: scenario, kind, at_step)");
+  expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "segv"}, {"when", 1}}}}), "test_crash.when",
+                 "unknown key 'when' (allowed: scenario, kind, at_step)");
 }
 
 TEST(IsolationSettings, NotPartOfTheDigest) {
   const auto plain = parse_matrix(matrix(), "m.json", {});
-  const auto isolated = parse_matrix(
-      matrix({{"isolate", true}, {"test_crash", {{"scenario", "a2"}, {"kind", "abort"}}}}), "m.json", {});
+  const auto isolated =
+      parse_matrix(matrix({{"isolate", true}, {"test_crash", {{"scenario", "a2"}, {"kind", "abort"}}}}), "m.json", {});
   EXPECT_EQ(scenarios_digest(expand(plain)), scenarios_digest(expand(isolated)));
 }
 

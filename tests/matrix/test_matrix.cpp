@@ -1,10 +1,10 @@
 // Matrix files: expansion order and counts, exclusions, effective-batch math, baseline choice,
 // --set overrides, the `list` table (golden), the shipped matrices, and every bad input.
 #include <algorithm>
-#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -75,16 +75,17 @@ TEST(MatrixExpand, DefaultsAndScalarAxes) {
 }
 
 TEST(MatrixExpand, PassesThroughNonAxisFields) {
-  const auto spec = parse({{"name", "m"},
-                           {"dataset", "tokens"},
-                           {"dataset_options", {{"samples", 128}}},
-                           {"model_options", {{"hidden", 64}}},
-                           {"optimizer", {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}}},
-                           {"seed", 7},
-                           {"steps", {{"warmup", 1}, {"min", 2}, {"max", 3}, {"target_rel_ci", 0.1}, {"time_budget_s", 1.5}}},
-                           {"profile", {{"enabled", true}, {"window", 2}, {"kineto", true}}},
-                           {"contention", {{"other_cpu_cores", 1.5}}},
-                           {"test_delay_ms", 2.5}});
+  const auto spec =
+      parse({{"name", "m"},
+             {"dataset", "tokens"},
+             {"dataset_options", {{"samples", 128}}},
+             {"model_options", {{"hidden", 64}}},
+             {"optimizer", {{"name", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}}},
+             {"seed", 7},
+             {"steps", {{"warmup", 1}, {"min", 2}, {"max", 3}, {"target_rel_ci", 0.1}, {"time_budget_s", 1.5}}},
+             {"profile", {{"enabled", true}, {"window", 2}, {"kineto", true}}},
+             {"contention", {{"other_cpu_cores", 1.5}}},
+             {"test_delay_ms", 2.5}});
   const auto p = expand(spec).at(0);
   EXPECT_EQ(p.dataset, "tokens");
   EXPECT_EQ(p.dataset_options["samples"], 128);
@@ -108,11 +109,12 @@ TEST(MatrixExpand, PassesThroughNonAxisFields) {
 }
 
 TEST(MatrixExpand, ModelOverridesApplyToTheirModelOnly) {
-  const auto scenarios = expand(parse({{"name", "m"},
-                                       {"dataset_options", {{"samples", 64}}},
-                                       {"axes", {{"model", {"mlp", "transformer"}}}},
-                                       {"model_overrides", {{"transformer", {{"dataset_options", {{"seq_len", 8}}},
-                                                                             {"model_options", {{"layers", 1}}}}}}}}));
+  const auto scenarios =
+      expand(parse({{"name", "m"},
+                    {"dataset_options", {{"samples", 64}}},
+                    {"axes", {{"model", {"mlp", "transformer"}}}},
+                    {"model_overrides",
+                     {{"transformer", {{"dataset_options", {{"seq_len", 8}}}, {"model_options", {{"layers", 1}}}}}}}}));
   ASSERT_EQ(scenarios.size(), 2u);
   EXPECT_EQ(scenarios[0].dataset_options, json({{"samples", 64}}));
   EXPECT_EQ(scenarios[0].model_options, json::object());
@@ -134,26 +136,28 @@ TEST(MatrixExpand, DeviceAutoResolvesFromAvailability) {
 }
 
 TEST(MatrixExpand, ExclusionsDropMatchingCombos) {
-  const auto spec = parse({{"name", "m"},
-                           {"axes", {{"precision", {"fp32", "amp_fp16"}}, {"workers", {0, 2, 4}}}},
-                           {"exclude", {{{"precision", "amp_fp16"}, {"workers", 4}},
-                                        {{"workers", {2}}, {"precision", {"fp32"}}}}}});
+  const auto spec =
+      parse({{"name", "m"},
+             {"axes", {{"precision", {"fp32", "amp_fp16"}}, {"workers", {0, 2, 4}}}},
+             {"exclude", {{{"precision", "amp_fp16"}, {"workers", 4}}, {{"workers", {2}}, {"precision", {"fp32"}}}}}});
   EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w4/a1/b32",
-                                                         "mlp/amp_fp16/w0/a1/b32",
-                                                         "mlp/amp_fp16/w2/a1/b32"}));
+                                                         "mlp/amp_fp16/w0/a1/b32", "mlp/amp_fp16/w2/a1/b32"}));
 }
 
 // Data-parallel axes: world_size varies after batch; "always" is only world size 1's twin; strong
 // scaling splits the matrix's (global) batch over the ranks, and ids carry /r2 and /strong.
 TEST(MatrixExpand, WorldSizeReducerAndScaling) {
-  const auto weak = parse({{"name", "m"}, {"axes", {{"batch", {32, 64}}, {"world_size", {1, 2}}, {"reducer", {"auto", "always"}}}}});
-  EXPECT_EQ(ids(expand(weak)), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w0/a1/b32/reducer-always",
-                                                         "mlp/fp32/w0/a1/b32/r2", "mlp/fp32/w0/a1/b64",
-                                                         "mlp/fp32/w0/a1/b64/reducer-always", "mlp/fp32/w0/a1/b64/r2"}));
+  const auto weak =
+      parse({{"name", "m"}, {"axes", {{"batch", {32, 64}}, {"world_size", {1, 2}}, {"reducer", {"auto", "always"}}}}});
+  EXPECT_EQ(
+      ids(expand(weak)),
+      (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w0/a1/b32/reducer-always", "mlp/fp32/w0/a1/b32/r2",
+                                "mlp/fp32/w0/a1/b64", "mlp/fp32/w0/a1/b64/reducer-always", "mlp/fp32/w0/a1/b64/r2"}));
   const auto two = expand(weak)[2];
   EXPECT_EQ(two.batch, 32);
   EXPECT_EQ(global_batch(two), 64);
-  const auto strong = parse({{"name", "m"}, {"scaling", "strong"}, {"axes", {{"batch", 64}, {"world_size", {1, 2, 4}}}}});
+  const auto strong =
+      parse({{"name", "m"}, {"scaling", "strong"}, {"axes", {{"batch", 64}, {"world_size", {1, 2, 4}}}}});
   const auto s = expand(strong);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(ids(s), (std::vector<std::string>{"mlp/fp32/w0/a1/b64/strong", "mlp/fp32/w0/a1/b32/r2/strong",
@@ -161,15 +165,16 @@ TEST(MatrixExpand, WorldSizeReducerAndScaling) {
   for (const auto& p : s) EXPECT_EQ(global_batch(p), 64) << scenario_id(p);
   // A selector names the batch as the matrix writes it: the global one.
   EXPECT_EQ(axis_value(strong, s[2], "batch"), 64);
-  const auto strong_excluded = parse({{"name", "m"}, {"scaling", "strong"}, {"axes", {{"batch", 64}, {"world_size", {1, 2}}}},
+  const auto strong_excluded = parse({{"name", "m"},
+                                      {"scaling", "strong"},
+                                      {"axes", {{"batch", 64}, {"world_size", {1, 2}}}},
                                       {"exclude", json::array({{{"batch", 64}, {"world_size", 2}}})}});
   EXPECT_EQ(expand(strong_excluded).size(), 1u);
 }
 
 TEST(MatrixExpand, HoldEffectiveBatchDividesByAccumulation) {
-  const auto spec = parse({{"name", "m"},
-                           {"hold_effective_batch", true},
-                           {"axes", {{"accumulation", {1, 2, 4}}, {"batch", {64, 128}}}}});
+  const auto spec = parse(
+      {{"name", "m"}, {"hold_effective_batch", true}, {"axes", {{"accumulation", {1, 2, 4}}, {"batch", {64, 128}}}}});
   const auto scenarios = expand(spec);
   ASSERT_EQ(scenarios.size(), 6u);
   for (const auto& s : scenarios) EXPECT_EQ(s.batch * s.accumulation, s.effective_batch);
@@ -184,8 +189,8 @@ TEST(MatrixExpand, IndivisibleComboIsFineWhenExcluded) {
                            {"hold_effective_batch", true},
                            {"axes", {{"accumulation", {1, 3}}, {"batch", {64, 96}}}},
                            {"exclude", {{{"accumulation", 3}, {"batch", 64}}}}});
-  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b64", "mlp/fp32/w0/a1/b96",
-                                                         "mlp/fp32/w0/a3/b32"}));
+  EXPECT_EQ(ids(expand(spec)),
+            (std::vector<std::string>{"mlp/fp32/w0/a1/b64", "mlp/fp32/w0/a1/b96", "mlp/fp32/w0/a3/b32"}));
 }
 
 TEST(MatrixExpand, BatchMaxMeansCapacitySearch) {
@@ -200,8 +205,8 @@ TEST(MatrixExpand, BatchMaxMeansCapacitySearch) {
 }
 
 TEST(MatrixBaseline, DefaultIsFp32NoWorkersNoAccumulationFirstBatch) {
-  const auto spec = parse({{"name", "m"},
-                           {"axes", {{"precision", {"amp_bf16", "fp32"}}, {"workers", {2, 0}}, {"batch", {64, 32}}}}});
+  const auto spec =
+      parse({{"name", "m"}, {"axes", {{"precision", {"amp_bf16", "fp32"}}, {"workers", {2, 0}}, {"batch", {64, 32}}}}});
   const auto scenarios = expand(spec);
   const auto choice = choose_baseline(spec, scenarios);
   EXPECT_TRUE(choice.matched);
@@ -252,12 +257,18 @@ TEST(MatrixBaseline, OverriddenAxisDropsOutOfTheBaselineOtherwiseRefused) {
   const Case cases[] = {
       {"no override", {}, "mlp/fp32/w0/a1/b32", nullptr},
       {"--set keeps the value", {"axes.batch=[1,32]"}, "mlp/fp32/w0/a1/b32", nullptr},
-      {"--set drops it", {"axes.batch=1"}, "mlp/fp32/w0/a1/b1",
+      {"--set drops it",
+       {"axes.batch=1"},
+       "mlp/fp32/w0/a1/b1",
        "baseline: batch 32 dropped out: --set changed axes.batch to 1"},
-      {"--set an element", {"axes.batch.1=64"}, "mlp/fp32/w0/a1/b8",
+      {"--set an element",
+       {"axes.batch.1=64"},
+       "mlp/fp32/w0/a1/b8",
        "baseline: batch 32 dropped out: --set changed axes.batch to 8, 64, 128"},
       {"--set every axis", {"axes={\"batch\": [16]}"}, "mlp/fp32/w0/a1/b16", "baseline: batch 32 dropped out"},
-      {"--set another axis", {"axes.precision=[\"fp32\"]", "baseline.batch=64"}, nullptr,
+      {"--set another axis",
+       {"axes.precision=[\"fp32\"]", "baseline.batch=64"},
+       nullptr,
        "baseline.batch: 64 matches no scenario: axes.batch has 8, 32, 128"},
   };
   for (const auto& c : cases) {
@@ -290,8 +301,8 @@ TEST(MatrixBaseline, OverriddenAxisDropsOutOfTheBaselineOtherwiseRefused) {
 
 TEST(MatrixOverrides, SetValuesBeforeParsing) {
   json j = {{"name", "m"}, {"steps", {{"max", 100}}}, {"axes", {{"workers", {0}}}}};
-  j = apply_set_overrides(j, {"steps.max=20", "axes.workers=[0,2]", "device=cpu",
-                              "profile.enabled=true", "axes.batch.0=8"});
+  j = apply_set_overrides(
+      j, {"steps.max=20", "axes.workers=[0,2]", "device=cpu", "profile.enabled=true", "axes.batch.0=8"});
   EXPECT_EQ(j["steps"]["max"], 20);
   EXPECT_EQ(j["axes"]["workers"], json({0, 2}));
   EXPECT_EQ(j["device"], "cpu");  // bare words are strings
@@ -327,8 +338,7 @@ TEST(MatrixOverrides, LoadMatrixAppliesOverrides) {
 }
 
 TEST(MatrixCatalog, EmptyCatalogSkipsNameValidation) {
-  const auto spec = parse({{"name", "m"}, {"model", "my_custom_net"}, {"dataset", "my_data"}},
-                          MatrixParseOptions{});
+  const auto spec = parse({{"name", "m"}, {"model", "my_custom_net"}, {"dataset", "my_data"}}, MatrixParseOptions{});
   EXPECT_EQ(expand(spec)[0].model, "my_custom_net");
   EXPECT_EQ(expand(spec)[0].dataset, "my_data");
 }
@@ -365,13 +375,11 @@ TEST(MatrixFiles, SeedMatrixParses) {
 }
 
 // scripts/validate_results.py checks any file against a schema; use it for the matrix schema too.
-bool have_python_jsonschema() {
-  return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0;
-}
+bool have_python_jsonschema() { return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0; }
 
 int validate_with_schema(const std::string& schema, const std::string& file) {
-  const std::string cmd = "python3 '" + kSource + "/scripts/validate_results.py' '" + schema + "' '" +
-                          file + "' >/dev/null 2>&1";
+  const std::string cmd =
+      "python3 '" + kSource + "/scripts/validate_results.py' '" + schema + "' '" + file + "' >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -427,20 +435,18 @@ TEST_P(MatrixBadInput, NamesFileAndField) {
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.field(), bad.field) << what;
     EXPECT_NE(what.find(path), std::string::npos) << what;
-    if (!bad.field.empty()) {
-      EXPECT_NE(what.find(bad.field), std::string::npos) << what;
-    }
+    if (!bad.field.empty()) { EXPECT_NE(what.find(bad.field), std::string::npos) << what; }
     EXPECT_NE(what.find(bad.message), std::string::npos) << what;
   }
 }
 
 const std::vector<BadInput> kBadInputs = {
-    BadInput{"malformed", "", "line 3"},
-    BadInput{"not_object", "", "must be a JSON object"},
+    BadInput{"malformed", "", "line 3"}, BadInput{"not_object", "", "must be a JSON object"},
     BadInput{"missing_name", "name", "is required"},
     BadInput{"unknown_key", "stepz", "unknown top-level key 'stepz' (allowed: $schema, name"},
     BadInput{"unknown_axis", "axes.threads", "unknown axis 'threads'"},
-    BadInput{"unknown_precision", "axes.precision[1]", "unknown precision 'fp8' (allowed: fp32, tf32, amp_fp16, amp_bf16)"},
+    BadInput{"unknown_precision", "axes.precision[1]",
+             "unknown precision 'fp8' (allowed: fp32, tf32, amp_fp16, amp_bf16)"},
     BadInput{"wrong_type_workers", "axes.workers", "must be an integer, got \"two\""},
     BadInput{"wrong_type_seed", "seed", "must be an integer"},
     BadInput{"wrong_type_hold", "hold_effective_batch", "must be true or false"},
@@ -503,9 +509,9 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"capacity_bad_price_per_kwh", "capacity.price_per_kwh", "must be a number >= 0, got -0.3"},
     // Hostile input: values valid for the JSON grammar that would exhaust memory or time, or hide
     // the file in the message (issue 9).
-    BadInput{"empty", "", "malformed JSON at line 1, column 1"},
-    BadInput{"truncated", "", "malformed JSON at line 4"},
-    BadInput{"number_out_of_range", "", "number 1e309 is out of range (a double holds at most about 1.8e308) (at line 3, column 20)"},
+    BadInput{"empty", "", "malformed JSON at line 1, column 1"}, BadInput{"truncated", "", "malformed JSON at line 4"},
+    BadInput{"number_out_of_range", "",
+             "number 1e309 is out of range (a double holds at most about 1.8e308) (at line 3, column 20)"},
     BadInput{"steps_max_too_large", "steps.max", "must be <= 1000000, got 2147483647"},
     BadInput{"warmup_too_large", "steps.warmup", "must be <= 100000, got 1000000"},
     BadInput{"time_budget_too_large", "steps.time_budget_s", "must be <= 604800, got 1000000000"},
@@ -518,26 +524,28 @@ const std::vector<BadInput> kBadInputs = {
     // Data-parallel scenarios (issue 11).
     BadInput{"world_size_zero", "axes.world_size[1]", "must be >= 1, got 0"},
     BadInput{"scaling_unknown", "scaling", "unknown scaling 'linear'"},
-    BadInput{"strong_scaling_indivisible", "axes.batch/axes.world_size", "micro-batch 64 is not divisible by world_size 3"},
+    BadInput{"strong_scaling_indivisible", "axes.batch/axes.world_size",
+             "micro-batch 64 is not divisible by world_size 3"},
     BadInput{"data_parallel_unknown_key", "data_parallel.bucket_size", "unknown data_parallel key 'bucket_size'"},
     BadInput{"bucket_mb_zero", "data_parallel.bucket_mb", "must be > 0, got 0"},
     BadInput{"reducer_unknown", "axes.reducer[1]", "unknown reducer 'never'"},
     BadInput{"memory_format_unknown", "axes.memory_format[1]",
              "unknown memory_format 'nhwc' (allowed: contiguous, channels_last)"},
     BadInput{"pin_memory_not_boolean", "axes.pin_memory[1]", "must be true or false"},
-    BadInput{"optimizer_impl_unknown", "axes.optimizer_impl", "unknown optimizer_impl 'apex' (allowed: for_loop, foreach, fused)"},
+    BadInput{"optimizer_impl_unknown", "axes.optimizer_impl",
+             "unknown optimizer_impl 'apex' (allowed: for_loop, foreach, fused)"},
     BadInput{"weight_decay_negative", "optimizer.weight_decay", "must be >= 0, got -0.1"},
     BadInput{"model_overrides_unknown_model", "model_overrides.gpt",
              "'gpt' is not a model of this matrix (models: mlp, transformer)"},
     BadInput{"model_overrides_unknown_key", "model_overrides.transformer.optimizer", "unknown key 'optimizer'"},
     BadInput{"model_overrides_bad_option", "dataset_options.seq_len", "must be an integer >= 1, got 0"},
     BadInput{"world_size_with_batch_max", "axes.world_size", "runs on one process"},
-    BadInput{"long_value", "device", "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
+    BadInput{"long_value", "device",
+             "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
     BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};
 
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
-    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });
+INSTANTIATE_TEST_SUITE_P(Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
+                         [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });
 
 TEST(MatrixBadInputs, MissingFileNamesThePath) {
   try {
@@ -647,9 +655,7 @@ TEST_F(MadeInputs, NoMessageLeaksInternalsOrRunsLong) {
     try {
       load();
       ADD_FAILURE() << "a bad input was accepted";
-    } catch (const InputError& e) {
-      messages.emplace_back(e.file(), e.what());
-    }
+    } catch (const InputError& e) { messages.emplace_back(e.file(), e.what()); }
   };
   for (const auto& bad : kBadInputs)
     collect([&] { load_matrix(kSource + "/tests/fixtures/matrices/" + bad.fixture + ".json", full_catalog()); });
@@ -670,13 +676,12 @@ TEST(MatrixBadInputs, UnknownKeysSuggestTheClosestName) {
   const auto message = [](const json& j) {
     try {
       parse(j);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
+    } catch (const InputError& e) { return std::string(e.what()); }
     return std::string("no error");
   };
   EXPECT_NE(message({{"name", "m"}, {"stepz", {{"max", 3}}}}).find("; did you mean 'steps'?"), std::string::npos);
-  EXPECT_NE(message({{"name", "m"}, {"profile", {{"kinteo", true}}}}).find("did you mean 'kineto'?"), std::string::npos);
+  EXPECT_NE(message({{"name", "m"}, {"profile", {{"kinteo", true}}}}).find("did you mean 'kineto'?"),
+            std::string::npos);
   EXPECT_EQ(message({{"name", "m"}, {"zzzzzz", 1}}).find("did you mean"), std::string::npos);
 }
 
@@ -690,8 +695,8 @@ TEST(MatrixOptions, ShippedMatricesPassTheOptionChecks) {
 TEST(MatrixOptions, DatasetOptionsSeeTheModelsDefaults) {
   // resnet's images get image_size 64 from the model; stored_size 48 is then too small.
   EXPECT_THROW(parse({{"name", "m"}, {"model", "resnet"}, {"dataset_options", {{"stored_size", 48}}}}), InputError);
-  EXPECT_NO_THROW(parse({{"name", "m"}, {"model", "resnet"},
-                         {"dataset_options", {{"stored_size", 48}, {"image_size", 32}}}}));
+  EXPECT_NO_THROW(
+      parse({{"name", "m"}, {"model", "resnet"}, {"dataset_options", {{"stored_size", 48}, {"image_size", 32}}}}));
 }
 
 TEST(MatrixOptions, ModelsWithoutDeclarationsPassThrough) {
@@ -713,8 +718,8 @@ TEST(MatrixBadInputs, EveryFixtureIsCovered) {
   // A fixture without a test case is a bad input nobody checks.
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/tests/fixtures/matrices")) {
     const std::string stem = entry.path().stem().string();
-    const bool covered = std::any_of(kBadInputs.begin(), kBadInputs.end(),
-                                     [&](const BadInput& b) { return b.fixture == stem; });
+    const bool covered =
+        std::any_of(kBadInputs.begin(), kBadInputs.end(), [&](const BadInput& b) { return b.fixture == stem; });
     EXPECT_TRUE(covered) << entry.path() << " has no case in kBadInputs";
   }
 }

@@ -22,8 +22,7 @@ OptionSet mlp_like() {
                  {"mode", OptionType::string_enum, {}, {}, {"train", "eval"}, "train", ""},
                  {"shape", OptionType::integer_list, 1, {}, {}, nullptr, ""},
                  {"budget", OptionType::byte_size, {}, {}, {}, nullptr, ""},
-                 {"even", OptionType::custom, {}, {}, {}, nullptr, "",
-                  [](const json& v) -> std::string {
+                 {"even", OptionType::custom, {}, {}, {}, nullptr, "", [](const json& v) -> std::string {
                     return v.is_number_integer() && v.get<int>() % 2 == 0 ? "" : "must be an even integer";
                   }}};
   set.rules = {{"depth", [](const json&, const json& r) -> std::string {
@@ -47,8 +46,15 @@ std::string outcome(const json& given, const OptionSet& set = mlp_like()) {
 
 TEST(OptionSpec, ValidValuesPass) {
   EXPECT_EQ(outcome(json::object()), "ok");
-  EXPECT_EQ(outcome({{"hidden", 64}, {"depth", 3}, {"rate", 1}, {"fast", true}, {"label", ""},
-                     {"root", "/tmp/x"}, {"mode", "eval"}, {"shape", {3, 32, 32}}, {"budget", "4GiB"},
+  EXPECT_EQ(outcome({{"hidden", 64},
+                     {"depth", 3},
+                     {"rate", 1},
+                     {"fast", true},
+                     {"label", ""},
+                     {"root", "/tmp/x"},
+                     {"mode", "eval"},
+                     {"shape", {3, 32, 32}},
+                     {"budget", "4GiB"},
                      {"even", 4}}),
             "ok");
   EXPECT_EQ(outcome({{"budget", 1024}}), "ok");
@@ -93,9 +99,7 @@ TEST(OptionSpec, RulesSeeDefaultsBaseAndGiven) {
   EXPECT_FALSE(resolved.contains("label"));  // no default
 }
 
-TEST(OptionSpec, NotAnObject) {
-  EXPECT_EQ(outcome(json::array({1, 2})), "model_options|must be an object, got [1,2]");
-}
+TEST(OptionSpec, NotAnObject) { EXPECT_EQ(outcome(json::array({1, 2})), "model_options|must be an object, got [1,2]"); }
 
 TEST(OptionSpec, LongValuesAreQuotedAsAnExcerpt) {
   const std::string huge(5000, 'x');

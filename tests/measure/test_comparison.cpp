@@ -25,8 +25,7 @@ RunResult mixed_precision_run() {
        make_scenario("mlp", Precision::tf32, 32, jittered(0.008, 0.01, 40, 2), loss_curve(45, 0.5)),
        // Same speed, but its loss plateaus 20% higher: reduced precision hurt training.
        make_scenario("mlp", Precision::amp_bf16, 32, jittered(0.010, 0.01, 40, 3), loss_curve(50, 0.6)),
-       tb::testing::failed_scenario("mlp", Precision::amp_fp16, 32, ScenarioStatus::skipped,
-                                    "amp_fp16 needs a GPU")});
+       tb::testing::failed_scenario("mlp", Precision::amp_fp16, 32, ScenarioStatus::skipped, "amp_fp16 needs a GPU")});
 }
 
 TEST(AnnotateRun, ComparesEveryOkScenarioWithTheBaseline) {
@@ -99,8 +98,8 @@ TEST(AnnotateRun, NonFiniteLossIsNeverOk) {
 
 TEST(AnnotateRun, SummaryCountsAndGeomean) {
   auto run = mixed_precision_run();
-  run.scenarios.push_back(tb::testing::failed_scenario("cnn", Precision::fp32, 8,
-                                                       ScenarioStatus::oom, "out of memory"));
+  run.scenarios.push_back(
+      tb::testing::failed_scenario("cnn", Precision::fp32, 8, ScenarioStatus::oom, "out of memory"));
   annotate_run(run);
   const auto& s = run.summary.value();
   EXPECT_EQ(s.count(ScenarioStatus::ok), 3);
@@ -120,9 +119,8 @@ TEST(AnnotateRun, SummaryCountsAndGeomean) {
 }
 
 TEST(AnnotateRun, DifferentBatchSizesCompareByThroughput) {
-  auto run = make_run("run-b",
-                      {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
-                       make_scenario("mlp", Precision::fp32, 64, jittered(0.016, 0.01, 40, 2))});
+  auto run = make_run("run-b", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
+                                make_scenario("mlp", Precision::fp32, 64, jittered(0.016, 0.01, 40, 2))});
   annotate_run(run);
   // 32 samples per 10 ms vs 64 samples per 16 ms: 1.25x the throughput.
   EXPECT_NEAR(run.scenarios[1].comparison.value().speedup, 1.25, 0.02);
@@ -240,14 +238,12 @@ TEST(StepTimeSpeedup, FallsBackToDistributionsWithoutSamples) {
 }
 
 TEST(CompareRuns, MatchesByKeyAndListsUnmatched) {
-  const auto old_run = make_run(
-      "old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
-              make_scenario("mlp", Precision::fp32, 64, jittered(0.020, 0.01, 40, 2)),
-              make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 40, 3))});
-  const auto new_run = make_run(
-      "new", {make_scenario("mlp", Precision::fp32, 64, jittered(0.022, 0.01, 40, 4)),
-              make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 5)),
-              make_scenario("gpt", Precision::fp32, 8, jittered(0.050, 0.01, 40, 6))});
+  const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1)),
+                                        make_scenario("mlp", Precision::fp32, 64, jittered(0.020, 0.01, 40, 2)),
+                                        make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 40, 3))});
+  const auto new_run = make_run("new", {make_scenario("mlp", Precision::fp32, 64, jittered(0.022, 0.01, 40, 4)),
+                                        make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 5)),
+                                        make_scenario("gpt", Precision::fp32, 8, jittered(0.050, 0.01, 40, 6))});
   const auto c = compare_runs(old_run, new_run);
   ASSERT_EQ(c.scenarios.size(), 2u);
   EXPECT_EQ(c.scenarios[0].id, "mlp/fp32/w0/a1/b64");  // the new run's order
@@ -288,8 +284,8 @@ TEST(CompareRuns, GeomeanPerWorkload) {
 
 TEST(CompareRuns, NonOkScenariosAreMatchedButNotCompared) {
   const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
-  const auto new_run = make_run("new", {tb::testing::failed_scenario("mlp", Precision::fp32, 32,
-                                                                     ScenarioStatus::failed, "boom")});
+  const auto new_run =
+      make_run("new", {tb::testing::failed_scenario("mlp", Precision::fp32, 32, ScenarioStatus::failed, "boom")});
   CompareOptions o;
   o.fail_on_regression_pct = 5;
   const auto c = compare_runs(old_run, new_run, o);
@@ -301,8 +297,8 @@ TEST(CompareRuns, NonOkScenariosAreMatchedButNotCompared) {
 
 TEST(CompareRuns, RefusesDifferentHardwareUnlessAllowed) {
   const auto old_run = make_run("old", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 1))});
-  const auto new_run = make_run("new", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 2))},
-                                "Other CPU 1");
+  const auto new_run =
+      make_run("new", {make_scenario("mlp", Precision::fp32, 32, jittered(0.01, 0.01, 20, 2))}, "Other CPU 1");
   try {
     compare_runs(old_run, new_run);
     FAIL() << "expected EnvironmentMismatch";
@@ -319,8 +315,7 @@ TEST(CompareRuns, RefusesDifferentHardwareUnlessAllowed) {
 }
 
 TEST(EnvironmentDifferences, GpuShapesAndMissingKeys) {
-  const nlohmann::json array_form = {{"device", "cuda"},
-                                     {"gpu", {{{"index", 0}, {"name", "NVIDIA H200"}}}}};
+  const nlohmann::json array_form = {{"device", "cuda"}, {"gpu", {{{"index", 0}, {"name", "NVIDIA H200"}}}}};
   const nlohmann::json object_form = {{"device", "cuda"}, {"gpu", {{"name", "NVIDIA H200"}, {"count", 1}}}};
   EXPECT_TRUE(environment_differences(array_form, object_form).empty());
   const nlohmann::json two = {{"device", "cuda"}, {"gpu", {{"name", "NVIDIA H200"}, {"count", 2}}}};
@@ -362,8 +357,8 @@ TEST(CompareRuns, AbSessionSidesArePairedByRound) {
     return m;
   };
   auto side = [&](const std::string& id, const std::string& which, double base, std::uint64_t seed) {
-    RunResult r = make_run(id, {tb::testing::make_segmented_scenario("mlp", Precision::fp32, 32,
-                                                                     medians(base), 10, 0.01, seed)});
+    RunResult r =
+        make_run(id, {tb::testing::make_segmented_scenario("mlp", Precision::fp32, 32, medians(base), 10, 0.01, seed)});
     r.provenance.ab_session = tb::AbSessionProvenance{"ab-1", which, std::nullopt};
     return r;
   };
@@ -425,9 +420,7 @@ TEST(NoiseFloor, RoundTripAndBadFiles) {
   try {
     load_noise_floor((dir / "bad.json").string());
     FAIL() << "expected InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "scenarios[0].abs_change_pct");
-  }
+  } catch (const InputError& e) { EXPECT_EQ(e.field(), "scenarios[0].abs_change_pct"); }
   std::ofstream(dir / "other.json") << "{}";
   EXPECT_THROW(load_noise_floor((dir / "other.json").string()), InputError);
   EXPECT_THROW(load_noise_floor((dir / "missing.json").string()), InputError);
@@ -446,8 +439,8 @@ TEST(AnnotateRun, AnnotatedResultsMatchTheSchema) {
   for (auto run : {mixed_precision_run(), tb::testing::three_workload_run()}) {  // one workload, several
     annotate_run(run);
     save_results(run, path.string());
-    const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
-                            TB_SOURCE_DIR + "/schema/results.schema.json " + path.string();
+    const std::string cmd = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " + TB_SOURCE_DIR +
+                            "/schema/results.schema.json " + path.string();
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }
   std::filesystem::remove(path);

@@ -52,8 +52,8 @@ TEST(Rapl, SumsThePackagesAcrossAWrap) {
   ASSERT_TRUE(choice.counter) << choice.reason;
   EXPECT_EQ(choice.counter->source(), "rapl");
   EXPECT_EQ(choice.counter->read_joules(), 0.0);
-  write(root / "intel-rapl:0/energy_uj", "3000000");  // +2 J
-  write(root / "intel-rapl:1/energy_uj", "671150");   // wrapped: +328850 + 671150 uj = +1 J
+  write(root / "intel-rapl:0/energy_uj", "3000000");      // +2 J
+  write(root / "intel-rapl:1/energy_uj", "671150");       // wrapped: +328850 + 671150 uj = +1 J
   write(root / "intel-rapl:0:0/energy_uj", "999999999");  // a sub-zone: never added
   write(root / "intel-rapl:2/energy_uj", "999999999");    // psys: never added
   EXPECT_DOUBLE_EQ(*choice.counter->read_joules(), 3.0);

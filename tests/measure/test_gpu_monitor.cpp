@@ -14,9 +14,8 @@ TEST(ClocksEventReasons, DecodesFixtureMasks) {
   EXPECT_EQ(decode_clocks_event_reasons(0x1), Names{"gpu_idle"});
   EXPECT_EQ(decode_clocks_event_reasons(0x24), (Names{"sw_power_cap", "sw_thermal_slowdown"}));
   EXPECT_EQ(decode_clocks_event_reasons(0x1FF),
-            (Names{"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown",
-                   "sync_boost", "sw_thermal_slowdown", "hw_thermal_slowdown",
-                   "hw_power_brake_slowdown", "display_clock_setting"}));
+            (Names{"gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
+                   "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting"}));
   EXPECT_EQ(decode_clocks_event_reasons(0x1000 | 0x40), (Names{"hw_thermal_slowdown", "unknown_0x1000"}));
 }
 
@@ -24,8 +23,8 @@ TEST(ClocksEventReasons, ThrottlingIsHeatOrHardwareSlowdown) {
   using namespace nvml_reason;
   for (auto bit : {kHwSlowdown, kSwThermalSlowdown, kHwThermalSlowdown, kHwPowerBrakeSlowdown})
     EXPECT_TRUE(is_throttling(bit)) << bit;
-  for (auto bit : {std::uint64_t{0}, kGpuIdle, kApplicationsClocksSetting, kSwPowerCap, kSyncBoost,
-                   kDisplayClockSetting})
+  for (auto bit :
+       {std::uint64_t{0}, kGpuIdle, kApplicationsClocksSetting, kSwPowerCap, kSyncBoost, kDisplayClockSetting})
     EXPECT_FALSE(is_throttling(bit)) << bit;
 }
 
@@ -64,8 +63,7 @@ TEST(GpuSampler, KeepsExtremesAndOrOfReasons) {
   EXPECT_EQ(d.max_sm_clock_mhz, 1980u);
   EXPECT_EQ(d.max_temperature_c, 88u);
   EXPECT_DOUBLE_EQ(d.max_power_w.value(), 690.0);
-  EXPECT_EQ(d.clocks_event_reasons, nvml_reason::kSwPowerCap | nvml_reason::kSwThermalSlowdown |
-                                        nvml_reason::kGpuIdle);
+  EXPECT_EQ(d.clocks_event_reasons, nvml_reason::kSwPowerCap | nvml_reason::kSwThermalSlowdown | nvml_reason::kGpuIdle);
   EXPECT_TRUE(g.throttled);
   EXPECT_EQ(g.reason, "GPU 0 slowed by sw_thermal_slowdown (SM clock down to 1410 of 1980 MHz)");
 }
@@ -101,12 +99,11 @@ TEST(GpuLoadJson, FieldNames) {
   partial.sm_clock_mhz = 1200;
   sampler.add(partial);
   const nlohmann::json j = sampler.result();
-  for (const char* key : {"available", "reason", "throttled", "devices"})
-    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"available", "reason", "throttled", "devices"}) EXPECT_TRUE(j.contains(key)) << key;
   const auto& d = j.at("devices").at(0);
-  for (const char* key : {"index", "samples", "min_sm_clock_mhz", "max_sm_clock_mhz",
-                          "min_mem_clock_mhz", "max_temperature_c", "max_power_w",
-                          "clocks_event_reasons_mask", "clocks_event_reasons", "throttled"})
+  for (const char* key :
+       {"index", "samples", "min_sm_clock_mhz", "max_sm_clock_mhz", "min_mem_clock_mhz", "max_temperature_c",
+        "max_power_w", "clocks_event_reasons_mask", "clocks_event_reasons", "throttled"})
     EXPECT_TRUE(d.contains(key)) << key;
   EXPECT_EQ(d.at("index"), 1);
   EXPECT_EQ(d.at("min_sm_clock_mhz"), 1200);

@@ -18,8 +18,8 @@ constexpr const char* kProcStat =
     "ctxt 99\n";
 
 // A reading at `wall` seconds: busy and idle ticks (100 per second), steal ticks, own CPU s.
-LoadSnapshot snap(double wall, std::uint64_t busy, std::uint64_t idle, double own,
-                  std::uint64_t steal = 0, double load1 = 0.5) {
+LoadSnapshot snap(double wall, std::uint64_t busy, std::uint64_t idle, double own, std::uint64_t steal = 0,
+                  double load1 = 0.5) {
   LoadSnapshot s;
   s.wall_s = wall;
   CpuTimes t;
@@ -159,7 +159,7 @@ TEST(DisturbanceMeter, SegmentsAccumulateAndGapsAreNotCounted) {
   EXPECT_NEAR(d.other_cpu_cores, 0.5 / 4.0, 1e-9);
   ASSERT_TRUE(d.process_cpu_s.has_value());
   EXPECT_DOUBLE_EQ(*d.process_cpu_s, 1.0 + 3.0);  // own CPU of the two segments, not of the gap
-  EXPECT_FALSE(d.contended);  // 0.125 < 0.25 averaged over the measured time
+  EXPECT_FALSE(d.contended);                      // 0.125 < 0.25 averaged over the measured time
   // The same load concentrated in one short segment would be contended on its own.
   DisturbanceMeter one;
   one.begin(snap(0, 0, 0, 0.0));
@@ -223,8 +223,8 @@ TEST(Disturbance, JsonRoundTrip) {
   m.end(snap(102, 1470, 5330, 11.0, 0, 2.9));
   const auto d = m.result();
   const nlohmann::json j = d;
-  for (const char* key : {"available", "other_cpu_cores", "steal_fraction", "load_avg_max",
-                          "num_cpus", "segments", "wall_s", "process_cpu_s", "contended", "reason", "thresholds"})
+  for (const char* key : {"available", "other_cpu_cores", "steal_fraction", "load_avg_max", "num_cpus", "segments",
+                          "wall_s", "process_cpu_s", "contended", "reason", "thresholds"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j.at("thresholds").at("other_cpu_cores"), 0.25);
   EXPECT_EQ(j.at("thresholds").at("steal_fraction"), 0.05);

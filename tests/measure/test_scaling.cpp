@@ -84,9 +84,9 @@ TEST(Scaling, WeakEfficiencyAgainstWorldSizeOne) {
 
 TEST(Scaling, StrongSeriesGroupByGlobalBatch) {
   // Global 64: 1 x 64 and 2 x 32. Global 128: 1 x 128 and 2 x 64. A weak 2 x 32 stays apart.
-  RunResult run = run_of({scenario({1, 64, 0.2, "strong"}), scenario({2, 32, 0.125, "strong"}),
-                          scenario({1, 128, 0.4, "strong"}), scenario({2, 64, 0.2, "strong"}),
-                          scenario({2, 32, 0.125, "weak"})});
+  RunResult run =
+      run_of({scenario({1, 64, 0.2, "strong"}), scenario({2, 32, 0.125, "strong"}), scenario({1, 128, 0.4, "strong"}),
+              scenario({2, 64, 0.2, "strong"}), scenario({2, 32, 0.125, "weak"})});
   annotate_scaling(run);
   ASSERT_EQ(run.scaling->series.size(), 3u);
   const auto& g64 = run.scaling->series[0];

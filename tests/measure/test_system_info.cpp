@@ -80,7 +80,7 @@ TEST(SystemInfoCaches, ReadsAFixtureSysfsTree) {
   write(index(1) / "type", "Unified\n");
   write(index(1) / "size", "1024K\n");
   write(index(1) / "shared_cpu_map", "00000000,000000ff\n");  // no list: the mask is counted
-  write(index(2) / "level", "3\n");                             // no size: skipped
+  write(index(2) / "level", "3\n");                           // no size: skipped
   write(index(2) / "type", "Unified\n");
   write(index(3) / "level", "3\n");
   write(index(3) / "type", "Unified\n");
@@ -107,8 +107,8 @@ TEST(SystemInfoJson, GoogleBenchmarkFieldNames) {
   info.load_avg = {1.87, 0.91, 0.37};
   nlohmann::json j = info;
   EXPECT_EQ(j.at("num_cpus"), 2);
-  EXPECT_EQ(j.at("caches").at(1), (nlohmann::json{{"type", "Unified"}, {"level", 3},
-                                                   {"size", 33554432}, {"num_sharing", 2}}));
+  EXPECT_EQ(j.at("caches").at(1),
+            (nlohmann::json{{"type", "Unified"}, {"level", 3}, {"size", 33554432}, {"num_sharing", 2}}));
   EXPECT_EQ(j.at("load_avg").size(), 3u);
   EXPECT_FALSE(j.contains("cpu_scaling_enabled"));  // unknown is absent, as in gbench
   info.cpu_scaling_enabled = false;

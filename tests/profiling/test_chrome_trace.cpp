@@ -41,8 +41,7 @@ tbp::GpuActivity kernel(const char* name, std::int64_t start, std::int64_t end, 
   return a;
 }
 
-tbp::RuntimeCall call(const char* name, std::int64_t start, std::int64_t end, std::uint32_t corr,
-                      bool driver = false) {
+tbp::RuntimeCall call(const char* name, std::int64_t start, std::int64_t end, std::uint32_t corr, bool driver = false) {
   tbp::RuntimeCall c;
   c.name = name;
   c.start_ns = kBase + start;
@@ -149,15 +148,12 @@ void check_trace(const json& trace) {
   for (auto& [key, slices] : tracks) {
     EXPECT_TRUE(named_threads.count(key)) << "track without thread_name: " << key.first << "/" << key.second;
     EXPECT_TRUE(named_processes.count(key.first)) << "process without name: " << key.first;
-    std::sort(slices.begin(), slices.end(), [](auto& a, auto& b) {
-      return a.first != b.first ? a.first < b.first : a.second > b.second;
-    });
+    std::sort(slices.begin(), slices.end(),
+              [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
     std::vector<std::int64_t> open;
     for (const auto& [b, e] : slices) {
       while (!open.empty() && b >= open.back()) open.pop_back();
-      if (!open.empty()) {
-        EXPECT_LE(e, open.back()) << "partial overlap on track " << key.first << "/" << key.second;
-      }
+      if (!open.empty()) { EXPECT_LE(e, open.back()) << "partial overlap on track " << key.first << "/" << key.second; }
       open.push_back(e);
     }
   }
@@ -280,9 +276,7 @@ TEST(ChromeTrace, UnwritablePathNamesTheFile) {
   try {
     log.finalize(info());
     FAIL() << "expected an error";
-  } catch (const tb::OutputError& e) {
-    EXPECT_EQ(e.path(), path);
-  }
+  } catch (const tb::OutputError& e) { EXPECT_EQ(e.path(), path); }
   std::filesystem::remove(file);
 }
 
@@ -298,7 +292,8 @@ TEST(ChromeTrace, FromRecorderWithWorkerThreads) {
     });
     worker.join();
   }
-  const auto path = (std::filesystem::temp_directory_path() / ("tb_rec_" + std::to_string(::getpid()) + ".json")).string();
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("tb_rec_" + std::to_string(::getpid()) + ".json")).string();
   tbp::write_chrome_trace(rec, {}, {}, path, false, info());
   const json trace = json::parse(read_file(path));
   check_trace(trace);

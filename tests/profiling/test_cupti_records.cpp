@@ -22,8 +22,7 @@ constexpr std::int64_t kUs = 1000;  // ns per microsecond
 
 #if defined(TRAINBENCH_HAVE_CUPTI_HEADERS)
 
-CUpti_ActivityKernel10 make_kernel(const char* name, std::uint64_t start, std::uint64_t end,
-                                   std::uint32_t corr) {
+CUpti_ActivityKernel10 make_kernel(const char* name, std::uint64_t start, std::uint64_t end, std::uint32_t corr) {
   CUpti_ActivityKernel10 k;
   std::memset(&k, 0, sizeof k);
   k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -37,8 +36,8 @@ CUpti_ActivityKernel10 make_kernel(const char* name, std::uint64_t start, std::u
   return k;
 }
 
-CUpti_ActivityAPI make_api(CUpti_ActivityKind kind, std::uint32_t cbid, std::uint64_t start,
-                           std::uint64_t end, std::uint32_t corr) {
+CUpti_ActivityAPI make_api(CUpti_ActivityKind kind, std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
+                           std::uint32_t corr) {
   CUpti_ActivityAPI a;
   std::memset(&a, 0, sizeof a);
   a.kind = kind;
@@ -99,9 +98,9 @@ TEST(CuptiDecode, MemcpyMemsetRuntimeDriverSyncOverhead) {
   ov.end = 350;
 
   tbp::DecodedRecords out;
-  for (const void* rec : {static_cast<const void*>(&m), static_cast<const void*>(&s),
-                          static_cast<const void*>(&rt), static_cast<const void*>(&drv),
-                          static_cast<const void*>(&sync), static_cast<const void*>(&ov)})
+  for (const void* rec :
+       {static_cast<const void*>(&m), static_cast<const void*>(&s), static_cast<const void*>(&rt),
+        static_cast<const void*>(&drv), static_cast<const void*>(&sync), static_cast<const void*>(&ov)})
     EXPECT_TRUE(tbp::decode_record(static_cast<const CUpti_Activity*>(rec), out));
 
   ASSERT_EQ(out.activities.size(), 4u);
@@ -175,8 +174,8 @@ TEST(ProfileSummary, UnionLength) {
   EXPECT_EQ(tbp::union_length_ns({{10, 10}, {30, 20}}, 0, 100), 0);
 }
 
-tbp::GpuActivity work(tbp::GpuActivityKind kind, const char* name, std::int64_t start_us,
-                      std::int64_t end_us, std::uint32_t corr) {
+tbp::GpuActivity work(tbp::GpuActivityKind kind, const char* name, std::int64_t start_us, std::int64_t end_us,
+                      std::uint32_t corr) {
   tbp::GpuActivity a;
   a.kind = kind;
   a.name = name;
@@ -289,8 +288,8 @@ TEST(ProfileSummary, KernelsCopiesOverheadDropped) {
 TEST(ProfileSummary, WithoutStepSpansUsesTheActivityExtent) {
   const auto s = tbp::summarize(window_records(), {});
   EXPECT_TRUE(s.steps.empty());
-  EXPECT_NEAR(s.window_s, 150e-6, 1e-12);    // [10, 160)
-  EXPECT_NEAR(s.gpu_busy_s, 75e-6, 1e-12);   // 30 + 10 + 25 + 10
+  EXPECT_NEAR(s.window_s, 150e-6, 1e-12);   // [10, 160)
+  EXPECT_NEAR(s.gpu_busy_s, 75e-6, 1e-12);  // 30 + 10 + 25 + 10
   EXPECT_NEAR(s.gpu_idle_share, 0.5, 1e-9);
   EXPECT_NEAR(s.unattributed_s, 85e-6, 1e-12);  // no phases: every duration, 20+20+10+25+10
 }

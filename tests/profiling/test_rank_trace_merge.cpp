@@ -28,12 +28,11 @@ fs::path scratch() {
 
 // A trace as write_chrome_trace lays it out: process metadata, one slice, its zero in otherData.
 std::string write_trace(const fs::path& dir, int rank, std::int64_t start_ns, double slice_ts_us) {
-  const json trace = {
-      {"otherData", {{"generator", "trainbench"}, {"trace_start_steady_ns", start_ns}}},
-      {"traceEvents",
-       {{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "Host (trainbench)"}}}},
-        {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", 1}, {"args", {{"sort_index", 0}}}},
-        {{"ph", "X"}, {"name", "step"}, {"pid", 1}, {"tid", 1}, {"ts", slice_ts_us}, {"dur", 10.0}}}}};
+  const json trace = {{"otherData", {{"generator", "trainbench"}, {"trace_start_steady_ns", start_ns}}},
+                      {"traceEvents",
+                       {{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "Host (trainbench)"}}}},
+                        {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", 1}, {"args", {{"sort_index", 0}}}},
+                        {{"ph", "X"}, {"name", "step"}, {"pid", 1}, {"tid", 1}, {"ts", slice_ts_us}, {"dur", 10.0}}}}};
   const auto path = dir / ("rank" + std::to_string(rank) + ".json");
   std::ofstream(path) << trace.dump();
   return path.string();
@@ -61,8 +60,8 @@ TEST(RankTraceMerge, OneProcessPerRankAlignedOnTheSharedClock) {
     if (e["name"] == "process_name") process_names[e["pid"].get<long>()] = e["args"]["name"];
     if (e["ph"] == "X") slice_ts[e["pid"].get<long>()] = e["ts"].get<double>();
   }
-  EXPECT_EQ(process_names, (std::map<long, std::string>{{1, "rank 0: Host (trainbench)"},
-                                                         {1001, "rank 1: Host (trainbench)"}}));
+  EXPECT_EQ(process_names,
+            (std::map<long, std::string>{{1, "rank 0: Host (trainbench)"}, {1001, "rank 1: Host (trainbench)"}}));
   EXPECT_DOUBLE_EQ(slice_ts[1], 100.0);
   EXPECT_DOUBLE_EQ(slice_ts[1001], 2000.0);
 }
@@ -75,9 +74,7 @@ TEST(RankTraceMerge, OtherHostsKeepTheirOwnZero) {
   const json merged = read(dir / "merged.json");
   EXPECT_FALSE(merged["otherData"]["aligned"].get<bool>());
   for (const auto& e : merged["traceEvents"]) {
-    if (e["ph"] == "X" && e["pid"] == 1001) {
-      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.0);
-    }
+    if (e["ph"] == "X" && e["pid"] == 1001) { EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.0); }
   }
 }
 

@@ -22,7 +22,8 @@ namespace tbp = tb::profiling;
 
 json x(const std::string& cat, const std::string& name, double ts, double dur, int tid = 1,
        json args = json::object()) {
-  return {{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", 7}, {"tid", tid}, {"ts", ts}, {"dur", dur}, {"args", args}};
+  return {{"ph", "X"},  {"cat", cat}, {"name", name}, {"pid", 7},
+          {"tid", tid}, {"ts", ts},   {"dur", dur},   {"args", args}};
 }
 
 // One step as trace_ranges.hpp lays it out: ProfilerStep#i > phase ranges > operators.
@@ -33,7 +34,7 @@ void add_step(json& events, int i, bool bf16) {
   events.push_back(x("cpu_op", "enumerate(DataLoader)#trainbench.data_wait.__next__", t + 1, 50));
   events.push_back(x("cpu_op", "aten::empty", t + 2, 5));  // inside the data wait
   events.push_back(x("user_annotation", "trainbench.forward", t + 100, 300));
-  events.push_back(x("cpu_op", "aten::linear", t + 110, 200));          // self 200 - 150 = 50
+  events.push_back(x("cpu_op", "aten::linear", t + 110, 200));  // self 200 - 150 = 50
   events.push_back(x("cpu_op", "aten::addmm", t + 120, bf16 ? 100 : 150));
   if (bf16) events.push_back(x("cpu_op", "aten::to", t + 250, 40));
   events.push_back(x("cuda_runtime", "cudaLaunchKernel", t + 130, 5, 1, {{"correlation", 10 + i}}));
@@ -69,14 +70,14 @@ const tbp::OpFigures& at(const tbp::TraceProfile& p, const std::string& phase, c
 TEST(TraceDiff, AttributesOperatorsToPhasesWithSelfTimePerStep) {
   const auto p = tbp::profile_trace(make_trace(2, false), "a.json");
   EXPECT_EQ(p.steps, 2);
-  EXPECT_DOUBLE_EQ(at(p, "forward", "aten::linear").count, 1.0);     // 2 calls over 2 steps
+  EXPECT_DOUBLE_EQ(at(p, "forward", "aten::linear").count, 1.0);  // 2 calls over 2 steps
   EXPECT_DOUBLE_EQ(at(p, "forward", "aten::linear").total_us, 200.0);
   EXPECT_DOUBLE_EQ(at(p, "forward", "aten::linear").self_us, 50.0);  // minus addmm
   EXPECT_DOUBLE_EQ(at(p, "forward", "aten::addmm").self_us, 150.0);
   EXPECT_DOUBLE_EQ(at(p, "backward", "aten::mm").self_us, 80.0);
   EXPECT_DOUBLE_EQ(at(p, "optimizer", "aten::add_").count, 1.0);
   EXPECT_DOUBLE_EQ(at(p, "data_wait", "aten::empty").count, 1.0);  // under the DataLoader range (a cpu_op)
-  EXPECT_DOUBLE_EQ(at(p, "loader", "aten::stack").count, 1.0);  // on the thread named loader-0
+  EXPECT_DOUBLE_EQ(at(p, "loader", "aten::stack").count, 1.0);     // on the thread named loader-0
   EXPECT_DOUBLE_EQ(at(p, "(no phase)", "aten::zero_").count, 1.0);
   // The kernel has no host parent; it takes its launch's phase through the correlation id.
   EXPECT_DOUBLE_EQ(at(p, "forward", "gemm_kernel", "kernel").self_us, 30.0);
@@ -158,7 +159,8 @@ TEST(TraceDiff, MalformedTracesAreInputErrorsNamingTheFile) {
   };
   expect_error(write(dir, "text.json", "this is not json"), "malformed JSON");
   expect_error(write(dir, "noevents.json", R"({"schemaVersion": 1})"), "traceEvents");
-  expect_error(write(dir, "badts.json", R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": "soon", "dur": 1}]})"),
+  expect_error(write(dir, "badts.json",
+                     R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": "soon", "dur": 1}]})"),
                "numeric ts and dur");
   expect_error((dir / "missing.json").string(), "no such trace file");
 

@@ -40,8 +40,8 @@ TEST(Findings, BestConfigurationWithoutADirectionReadsAsASentence) {
   std::vector<ScenarioResult> cells;
   std::uint64_t seed = 1;
   for (int workers : {0, 2}) {
-    auto s = make_segmented_scenario("mlp", Precision::fp32, 64, std::vector<double>(2, workers ? 0.010 : 0.018), 10, 0.01,
-                                     seed++);
+    auto s = make_segmented_scenario("mlp", Precision::fp32, 64, std::vector<double>(2, workers ? 0.010 : 0.018), 10,
+                                     0.01, seed++);
     s.params.workers = workers;
     s.id = scenario_id(s.params);
     cells.push_back(s);
@@ -71,11 +71,13 @@ TEST(Findings, EffectsBestConfigurationAndBottlenecks) {
   EXPECT_TRUE(std::regex_match(groups[0].lines[1], std::regex(R"(workers 4 vs 0: 3\.0\dx .* faster \(2 pairs, .*\))")))
       << groups[0].lines[1];
   EXPECT_EQ(groups[1].heading, "Fastest configuration");
-  EXPECT_TRUE(std::regex_match(groups[1].lines[0],
-                               std::regex(R"(fastest resnet/amp_bf16/w4/a1/b64, 6\.\d\dx \[.*\] faster than resnet/fp32/w0/a1/b64)")))
+  EXPECT_TRUE(std::regex_match(
+      groups[1].lines[0],
+      std::regex(R"(fastest resnet/amp_bf16/w4/a1/b64, 6\.\d\dx \[.*\] faster than resnet/fp32/w0/a1/b64)")))
       << groups[1].lines[0];
-  EXPECT_TRUE(std::regex_match(groups[1].lines[1],
-                               std::regex(R"(  next: resnet/fp32/w4/a1/b64, which the fastest beats by 2\.\d\dx \[.*\] faster)")))
+  EXPECT_TRUE(std::regex_match(
+      groups[1].lines[1],
+      std::regex(R"(  next: resnet/fp32/w4/a1/b64, which the fastest beats by 2\.\d\dx \[.*\] faster)")))
       << groups[1].lines[1];
   ASSERT_EQ(groups[2].lines.size(), 2u);
   EXPECT_EQ(groups[2].lines[0], "data-bound: 2 of 4, most resnet/fp32/w0/a1/b64 (data wait 60% of the step)");
@@ -95,7 +97,9 @@ TEST(Findings, ComeBeforeTheTablesInEveryFormat) {
   for (const std::string format : {"console", "md", "html"}) {
     const std::string text = tb::test::render(format, run);
     const auto effects = text.find("Effect of each setting");
-    const auto table = text.find(format == "html" ? "<h2>Scenarios</h2>" : format == "md" ? "| scenario |" : "\nscenario ");
+    const auto table = text.find(format == "html" ? "<h2>Scenarios</h2>"
+                                 : format == "md" ? "| scenario |"
+                                                  : "\nscenario ");
     ASSERT_NE(effects, std::string::npos) << format;
     ASSERT_NE(table, std::string::npos) << format;
     EXPECT_LT(effects, table) << format;

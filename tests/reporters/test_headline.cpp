@@ -111,9 +111,9 @@ TEST(Headline, TheCountSentenceStatesTheFourMainCountsAlwaysAndTheRestWhenThereA
   make_drifted(run.scenarios[3]);
   make_drifted(run.scenarios[4]);
   const Headline h = headline_of(run);
-  EXPECT_EQ(labels(h), (std::vector<std::string>{"2 ok", "0 failed", "0 skipped", "0 oom", "1 diverged",
-                                                 "1 interrupted", "1 crashed", "1 contended",
-                                                 "2 loss-parity warnings"}));
+  EXPECT_EQ(labels(h),
+            (std::vector<std::string>{"2 ok", "0 failed", "0 skipped", "0 oom", "1 diverged", "1 interrupted",
+                                      "1 crashed", "1 contended", "2 loss-parity warnings"}));
   // Cautions (not statuses) are the ones the HTML report highlights.
   for (const auto& part : h.count_parts)
     EXPECT_EQ(part.caution, part.label == "contended" || part.label == "loss-parity warnings") << part.label;
@@ -125,7 +125,8 @@ TEST(Headline, TheCountSentenceStatesTheFourMainCountsAlwaysAndTheRestWhenThereA
 TEST(Headline, NotesFollowTheRunWithTheStatusBeforeTheContention) {
   RunResult run;
   run.scenarios = {scenario("a", ScenarioStatus::ok), scenario("b", ScenarioStatus::failed),
-                   scenario("c", ScenarioStatus::skipped, "needs CUDA"), scenario("d", ScenarioStatus::skipped, "needs CUDA")};
+                   scenario("c", ScenarioStatus::skipped, "needs CUDA"),
+                   scenario("d", ScenarioStatus::skipped, "needs CUDA")};
   make_contended(run.scenarios[0], "load 3.2");
   make_contended(run.scenarios[1], "clocks throttled");
   const Headline h = headline_of(run);

@@ -55,8 +55,7 @@ TEST(HistoryHtml, TableComparesFirstAndLatestMeasuredRun) {
                                                  "<td class=\"num\">10\\.000</td><td class=\"num\">12\\.000</td>"
                                                  "<td class=\"num\">20\\.0%</td>")))
       << html.substr(0, 4000);
-  EXPECT_NE(html.find("never/recorded</code></td><td class=\"num\">0</td><td class=\"num\">-</td>"),
-            std::string::npos);
+  EXPECT_NE(html.find("never/recorded</code></td><td class=\"num\">0</td><td class=\"num\">-</td>"), std::string::npos);
   EXPECT_NE(html.find("<script type=\"application/json\" id=\"tb-data\">"), std::string::npos);
 }
 

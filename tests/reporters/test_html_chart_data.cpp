@@ -39,7 +39,8 @@ TEST(HtmlChartData, PhasesArePerSampleNotPerStep) {
       for (const auto& p : s->phases)
         if (p.name == d.at("label")) {
           EXPECT_NEAR(d.at("data").at(i).get<double>(), p.mean_s * 1e6 / s->params.effective_batch,
-                      1e-5 * p.mean_s * 1e6) << s->id << " " << p.name;
+                      1e-5 * p.mean_s * 1e6)
+              << s->id << " " << p.name;
         }
   }
   EXPECT_TRUE(saw_accumulation) << "the fixture should hold a scenario with accumulation > 1";
@@ -101,9 +102,7 @@ TEST(HtmlChartData, StepTimesInOrderWithSegmentStarts) {
       EXPECT_NEAR(d.at("data").back().get<double>(), s->step_times_s.back() * 1e3, 1e-5 * s->step_times_s.back() * 1e3);
       const auto& starts = d.at("segment_starts");
       EXPECT_EQ(starts.size(), s->segments.empty() ? 0u : s->segments.size() - 1);
-      if (!starts.empty()) {
-        EXPECT_EQ(starts.at(0), s->segments.at(0).steps);
-      }
+      if (!starts.empty()) { EXPECT_EQ(starts.at(0), s->segments.at(0).steps); }
     }
   EXPECT_GT(series, 1u);
 }

@@ -16,9 +16,12 @@ ScenarioResult profiled(const std::string& id, nlohmann::json timeline) {
 
 nlohmann::json timeline() {
   constexpr std::int64_t kMiB = 1 << 20;
-  return {{"source", "rss"},         {"interval_ms", 1.0},
-          {"readings", 121},         {"peak_bytes", 1024 * kMiB},
-          {"peak_t_ms", 35.0},       {"t_ms", nlohmann::json::array({0.0, 35.0, 120.0})},
+  return {{"source", "rss"},
+          {"interval_ms", 1.0},
+          {"readings", 121},
+          {"peak_bytes", 1024 * kMiB},
+          {"peak_t_ms", 35.0},
+          {"t_ms", nlohmann::json::array({0.0, 35.0, 120.0})},
           {"bytes", nlohmann::json::array({812 * kMiB, 1024 * kMiB, 815 * kMiB})}};
 }
 

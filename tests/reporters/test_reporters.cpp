@@ -10,10 +10,10 @@
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/reporters/csv_reporter.hpp>
 #include <trainbench/reporters/gbench_reporter.hpp>
+#include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_report_assets.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
-#include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/support/error.hpp>
@@ -143,10 +143,8 @@ TEST(MarkdownReporter, CapacitySectionFromTheResults) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("achieved TFLOP/s"), std::string::npos) << "one unit for the whole table";
-  EXPECT_NE(md.find("| transformer | amp_bf16 | 512 | 256 | 4213.7 | 32✓ 128✓ 256✓ 512✓ 1024✗ |"),
-            std::string::npos);
-  EXPECT_NE(md.find("| transformer | amp_bf16 | 584.0 MiB | 136.9 MiB | 0.9994 | 1040 |"),
-            std::string::npos);
+  EXPECT_NE(md.find("| transformer | amp_bf16 | 512 | 256 | 4213.7 | 32✓ 128✓ 256✓ 512✓ 1024✗ |"), std::string::npos);
+  EXPECT_NE(md.find("| transformer | amp_bf16 | 584.0 MiB | 136.9 MiB | 0.9994 | 1040 |"), std::string::npos);
   // Failed, skipped and oom scenarios never get a capacity row.
   const auto capacity = md.substr(md.find("#### Capacity"));
   EXPECT_EQ(capacity.find("b1024"), std::string::npos);
@@ -326,8 +324,8 @@ TEST(GbenchReporter, ContextDescribesTheRecordedHost) {
   EXPECT_EQ(context.at("mhz_per_cpu"), 2750);
   EXPECT_EQ(context.at("cpu_scaling_enabled"), false);
   ASSERT_EQ(context.at("caches").size(), 4u);
-  EXPECT_EQ(context.at("caches").at(3), (nlohmann::json{{"type", "Unified"}, {"level", 3},
-                                                         {"size", 33554432}, {"num_sharing", 16}}));
+  EXPECT_EQ(context.at("caches").at(3),
+            (nlohmann::json{{"type", "Unified"}, {"level", 3}, {"size", 33554432}, {"num_sharing", 16}}));
   EXPECT_EQ(context.at("load_avg"), (nlohmann::json{0.42, 0.35, 0.3}));
 }
 
@@ -355,10 +353,9 @@ TEST(HtmlChartData, ListsTheExpectedCharts) {
   for (const auto& c : data.at("charts")) ids.push_back(c.at("id"));
   // Loss and step-time charts are small multiples: the fixture's five mlp scenarios split by
   // precision, its two transformer scenarios share one chart.
-  EXPECT_EQ(ids, (std::vector<std::string>{"capacity-transformer-amp_bf16", "speedup", "phases",
-                                           "throughput-workers", "throughput-batch", "loss-mlp-fp32",
-                                           "loss-mlp-amp_bf16", "loss-transformer", "loss-difference-mlp",
-                                           "loss-difference-transformer", "steps-mlp-fp32",
+  EXPECT_EQ(ids, (std::vector<std::string>{"capacity-transformer-amp_bf16", "speedup", "phases", "throughput-workers",
+                                           "throughput-batch", "loss-mlp-fp32", "loss-mlp-amp_bf16", "loss-transformer",
+                                           "loss-difference-mlp", "loss-difference-transformer", "steps-mlp-fp32",
                                            "steps-mlp-amp_bf16", "steps-transformer"}));
   const auto& speedup = data.at("charts").at(1);
   // Baselines are not bars; the drifting bf16 transformer is marked.
@@ -542,8 +539,7 @@ TEST(ReportCommand, WritesFilesAndConsole) {
   const auto dir = test::scratch_dir("report_command");
   std::filesystem::copy_file(test::fixture_path(), dir / "results.json");
   std::ostringstream out, err;
-  const int rc = cmd_report({dir.string(), "--format", "console,md", "--out=" + (dir / "r").string()},
-                            out, err);
+  const int rc = cmd_report({dir.string(), "--format", "console,md", "--out=" + (dir / "r").string()}, out, err);
   EXPECT_EQ(rc, 0) << err.str();
   EXPECT_NE(out.str().find("  mlp: 0.61x [0.60, 0.62] against mlp/fp32/w0/a1/b64"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("wrote " + (dir / "r" / "report.md").string()), std::string::npos);
@@ -555,8 +551,7 @@ TEST(ReportCommand, UnwritableOutIsAnOutputErrorForMain) {
   const auto dir = test::scratch_dir("report_command_unwritable");
   std::ofstream(dir / "file") << "x";
   std::ostringstream out, err;
-  EXPECT_THROW(cmd_report({test::fixture_path(), "--out", (dir / "file" / "r").string()}, out, err),
-               OutputError);
+  EXPECT_THROW(cmd_report({test::fixture_path(), "--out", (dir / "file" / "r").string()}, out, err), OutputError);
 }
 
 TEST(ReportCommand, DefaultsToFileFormatsNextToResults) {

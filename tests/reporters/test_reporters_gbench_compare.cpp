@@ -45,12 +45,12 @@ TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
   std::ofstream(dir / "a.json") << base.dump(2);
   std::ofstream(dir / "b.json") << slower.dump(2);
 
-  const auto res = test::run_command(python + " " + kComparePy + " --no-color benchmarks " +
-                                     (dir / "a.json").string() + " " + (dir / "b.json").string());
+  const auto res = test::run_command(python + " " + kComparePy + " --no-color benchmarks " + (dir / "a.json").string() +
+                                     " " + (dir / "b.json").string());
   ASSERT_EQ(res.exit_code, 0) << res.output;
   for (const auto& b : base.at("benchmarks"))
-    EXPECT_NE(res.output.find(b.at("name").get<std::string>()), std::string::npos)
-        << b.at("name") << " missing from:\n" << res.output;
+    EXPECT_NE(res.output.find(b.at("name").get<std::string>()), std::string::npos) << b.at("name") << " missing from:\n"
+                                                                                   << res.output;
   EXPECT_NE(res.output.find("+0.1000"), std::string::npos) << "10% slower not reported:\n" << res.output;
   // compare.py prints whole time units: in microseconds a 4.19 ms step keeps its digits ("4188"),
   // where milliseconds printed "4".

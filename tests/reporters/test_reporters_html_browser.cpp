@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/history_html.hpp>
+#include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/reporters/reporter.hpp>
 #include "tests/reporters/test_reporters_support.hpp"
@@ -32,7 +32,8 @@ std::string find_chromium() {
 std::string chromium_command(const std::string& browser, const std::filesystem::path& scratch) {
   return "timeout 60 " + browser +
          " --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run"
-         " --virtual-time-budget=5000 --user-data-dir=" + (scratch / "profile").string();
+         " --virtual-time-budget=5000 --user-data-dir=" +
+         (scratch / "profile").string();
 }
 
 int attribute(const std::string& dom, const std::string& name) {
@@ -74,8 +75,8 @@ int expect_charts_laid_out(const std::string& dom, const std::string& where, int
     const auto area = box(attr("data-area").empty() ? "0,0,0,0" : attr("data-area"));
     EXPECT_EQ(area.size(), 4u) << where << ": " << id;
     if (area.size() != 4u) continue;
-    EXPECT_GE(area[3] - area[1], min_plot_px) << where << ": plot of " << id << " squeezed to " << attr("data-area")
-                                              << " by legend " << attr("data-legend");
+    EXPECT_GE(area[3] - area[1], min_plot_px)
+        << where << ": plot of " << id << " squeezed to " << attr("data-area") << " by legend " << attr("data-legend");
     EXPECT_GE(area[2] - area[0], min_plot_px) << where << ": " << id;
     if (const std::string legend = attr("data-legend"); legend != "none") {
       const auto l = box(legend);
@@ -109,7 +110,6 @@ class ChartsInBrowser : public ::testing::Test {
 };
 
 TEST_F(ChartsInBrowser, DrawsEveryChartWithoutErrors) {
-
   const auto run = test::fixture_run();
   const auto dir = test::scratch_dir("html_browser");
   const auto page = dir / "report.html";
@@ -117,8 +117,8 @@ TEST_F(ChartsInBrowser, DrawsEveryChartWithoutErrors) {
   const int expected = static_cast<int>(html_chart_data(run).at("charts").size());
   ASSERT_GT(expected, 0);
 
-  const auto dom = test::run_command(chromium_command(browser, dir) + " --dump-dom file://" +
-                                     page.string() + " 2>/dev/null");
+  const auto dom =
+      test::run_command(chromium_command(browser, dir) + " --dump-dom file://" + page.string() + " 2>/dev/null");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(attribute(dom.output, "data-expected"), expected);
   EXPECT_EQ(attribute(dom.output, "data-drawn"), expected) << "window.__tbChartsDrawn";
@@ -127,9 +127,8 @@ TEST_F(ChartsInBrowser, DrawsEveryChartWithoutErrors) {
 
   for (const int width : {900, 1400}) {
     const std::string where = std::to_string(width) + " px";
-    const auto sized = test::run_command(chromium_command(browser, dir) + " --window-size=" +
-                                         std::to_string(width) + ",3000 --dump-dom file://" + page.string() +
-                                         " 2>/dev/null");
+    const auto sized = test::run_command(chromium_command(browser, dir) + " --window-size=" + std::to_string(width) +
+                                         ",3000 --dump-dom file://" + page.string() + " 2>/dev/null");
     ASSERT_EQ(sized.exit_code, 0);
     EXPECT_EQ(attribute(sized.output, "data-drawn"), expected) << where;
     EXPECT_EQ(expect_charts_laid_out(sized.output, where), expected) << where;
@@ -207,8 +206,8 @@ TEST(HtmlReportInBrowser, ClickingAHeaderSortsNumerically) {
   html.replace(html.rfind("</body>"), 7, clicker);
   std::ofstream(page) << html;
 
-  const auto dom = test::run_command(chromium_command(browser, dir) + " --dump-dom file://" + page.string() +
-                                     " 2>/dev/null");
+  const auto dom =
+      test::run_command(chromium_command(browser, dir) + " --dump-dom file://" + page.string() + " 2>/dev/null");
   ASSERT_EQ(dom.exit_code, 0);
   auto values = [&](const std::string& name) {
     std::smatch m;
@@ -234,8 +233,8 @@ TEST(HtmlReportInBrowser, WithoutChartJsTheNoteShowsAndNothingThrows) {
   const auto page = dir / "report.html";
   write_html(test::fixture_run(), reporter, page);
 
-  const auto dom = test::run_command(chromium_command(browser, dir) + " --dump-dom file://" +
-                                     page.string() + " 2>/dev/null");
+  const auto dom =
+      test::run_command(chromium_command(browser, dir) + " --dump-dom file://" + page.string() + " 2>/dev/null");
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_NE(dom.output.find("id=\"tb-charts-missing\""), std::string::npos);
   EXPECT_EQ(attribute(dom.output, "data-drawn"), 0);

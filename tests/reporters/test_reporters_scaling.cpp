@@ -24,9 +24,7 @@ RunResult data_parallel_run() {
   return run;
 }
 
-bool has(const std::string& text, const std::string& pattern) {
-  return std::regex_search(text, std::regex(pattern));
-}
+bool has(const std::string& text, const std::string& pattern) { return std::regex_search(text, std::regex(pattern)); }
 
 TEST(ScalingReportGolden, Console) {
   expect_golden("reporters/data_parallel/console.txt", render("console", data_parallel_run()));
@@ -51,7 +49,8 @@ TEST(ScalingReportGolden, HtmlTables) {
 // 2 ranks x 32 samples in 12.5 ms against 32 in 10 ms: 5120 samples/s, 2560 per rank, 80%.
 TEST(ScalingReport, ConsoleShowsThroughputEfficiencyCommAndTheModel) {
   const std::string text = render("console", data_parallel_run());
-  EXPECT_TRUE(has(text, R"(mlp/fp32/w0/a1/b32/r2 +2 +weak +64 +5120\.0 +2560\.0 +80\.0% +1\.500 +0\.700 +2\.200 +0\.483 +gloo)"))
+  EXPECT_TRUE(has(
+      text, R"(mlp/fp32/w0/a1/b32/r2 +2 +weak +64 +5120\.0 +2560\.0 +80\.0% +1\.500 +0\.700 +2\.200 +0\.483 +gloo)"))
       << text;
   EXPECT_TRUE(has(text, R"(mlp/fp32/w0/a1/b32/r2 +1 +ci-runner +12\.500 +2560\.0 +10\.400 +2\.100 +\+0\.0%)")) << text;
   EXPECT_TRUE(has(text, R"(mlp/fp32/w0/a1/b32/r2 +0 +ci-runner .* \+5\.8%)")) << text;  // the straggler

@@ -19,9 +19,7 @@
 
 namespace tb::test {
 
-inline std::string fixture_path() {
-  return std::string(TB_SOURCE_DIR) + "/tests/fixtures/results_fixture.json";
-}
+inline std::string fixture_path() { return std::string(TB_SOURCE_DIR) + "/tests/fixtures/results_fixture.json"; }
 
 inline RunResult fixture_run() { return load_results(fixture_path()); }
 

@@ -31,24 +31,28 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(WorkloadsReportGolden, Console) { expect_golden("reporters/workloads/console.txt", render("console", workloads_run())); }
+TEST(WorkloadsReportGolden, Console) {
+  expect_golden("reporters/workloads/console.txt", render("console", workloads_run()));
+}
 TEST(WorkloadsReportGolden, Markdown) { expect_golden("reporters/workloads/report.md", render("md", workloads_run())); }
 
 TEST(WorkloadsReport, ConsoleGroupsByWorkloadWithAGeomeanEach) {
   const std::string text = render("console", workloads_run());
   // Each workload's rows under the scenario they are measured against; GPT-2 bf16 is 4x its own
   // fp32, not 0.3x ResNet-50's.
-  EXPECT_TRUE(std::regex_search(text, std::regex("\ngpt2: speed-ups against gpt2/fp32/w0/a1/b8\n"
-                                                 "gpt2/fp32/w0/a1/b8 +ok .* baseline .*\n"
-                                                 "gpt2/amp_bf16/w0/a1/b8 +ok .* 4\\.0[0-9]x \\[[0-9.]+, [0-9.]+\\] faster")))
+  EXPECT_TRUE(
+      std::regex_search(text, std::regex("\ngpt2: speed-ups against gpt2/fp32/w0/a1/b8\n"
+                                         "gpt2/fp32/w0/a1/b8 +ok .* baseline .*\n"
+                                         "gpt2/amp_bf16/w0/a1/b8 +ok .* 4\\.0[0-9]x \\[[0-9.]+, [0-9.]+\\] faster")))
       << text;
   EXPECT_NE(text.find("\nvit_b_16: speed-ups against vit_b_16/fp32/w0/a1/b8\n"), std::string::npos);
   EXPECT_EQ(text.find("0.08x"), std::string::npos) << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex("geomean speedup by workload\n"
-                                                 "  resnet50: 1\\.5[0-9]x \\[[0-9.]+, [0-9.]+\\] against resnet50/fp32/w0/a1/b8\n"
-                                                 "  vit_b_16: 2\\.0[0-9]x .* against vit_b_16/fp32/w0/a1/b8\n"
-                                                 "  gpt2: 4\\.0[0-9]x .* against gpt2/fp32/w0/a1/b8\n"
-                                                 "ok 10, failed 0")))
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex("geomean speedup by workload\n"
+                       "  resnet50: 1\\.5[0-9]x \\[[0-9.]+, [0-9.]+\\] against resnet50/fp32/w0/a1/b8\n"
+                       "  vit_b_16: 2\\.0[0-9]x .* against vit_b_16/fp32/w0/a1/b8\n"
+                       "  gpt2: 4\\.0[0-9]x .* against gpt2/fp32/w0/a1/b8\n"
+                       "ok 10, failed 0")))
       << text;
   // Effects per workload: bf16 is 1.25x on resnet50 and 4x on gpt2, never averaged over both.
   EXPECT_TRUE(std::regex_search(text, std::regex("  resnet50: precision amp_bf16 vs fp32: 1\\.2[0-9]x")));
@@ -60,8 +64,9 @@ TEST(WorkloadsReport, MarkdownAndHtmlHaveATableAndAGeomeanPerWorkload) {
   const RunResult run = workloads_run();
   const std::string md = render("md", run);
   const std::string first_line = md.substr(0, md.find('\n'));
-  EXPECT_TRUE(std::regex_search(first_line, std::regex("geomean speedup \\*\\*resnet50\\*\\* 1\\.5[0-9]x .* · "
-                                                       "\\*\\*vit_b_16\\*\\* 2\\.0[0-9]x .* · \\*\\*gpt2\\*\\* 4\\.0[0-9]x")))
+  EXPECT_TRUE(
+      std::regex_search(first_line, std::regex("geomean speedup \\*\\*resnet50\\*\\* 1\\.5[0-9]x .* · "
+                                               "\\*\\*vit_b_16\\*\\* 2\\.0[0-9]x .* · \\*\\*gpt2\\*\\* 4\\.0[0-9]x")))
       << first_line;
   EXPECT_NE(md.find("**gpt2**, speed-ups against `gpt2/fp32/w0/a1/b8`:\n\n| scenario |"), std::string::npos) << md;
   EXPECT_EQ(count(md, "| scenario | status |"), 3u);
@@ -100,7 +105,8 @@ TEST(WorkloadsReport, AWorkloadWithoutItsBaselineSaysSo) {
   const std::string text = render("console", run);
   EXPECT_NE(text.find("\ngpt2: no scenario at the baseline's settings, no speed-ups\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  gpt2: - (no scenario at the baseline's settings)\n"), std::string::npos) << text;
-  EXPECT_NE(render("md", run).find("**gpt2**: no scenario at the baseline's settings, no speed-ups."), std::string::npos);
+  EXPECT_NE(render("md", run).find("**gpt2**: no scenario at the baseline's settings, no speed-ups."),
+            std::string::npos);
 }
 
 // Results written before speed-ups were per workload (GPT-2 against ResNet-50's baseline, as

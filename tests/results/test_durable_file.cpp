@@ -94,8 +94,7 @@ TEST_F(DurableFile, TemporaryNamesAreUniqueAndBesideTheTarget) {
   for (int i = 0; i < 100; ++i) {
     const fs::path tmp = tb::temporary_path_for(target);
     EXPECT_EQ(tmp.parent_path(), dir_);
-    EXPECT_EQ(tmp.filename().string().rfind("results.json.tmp-" + std::to_string(getpid()) + "-", 0), 0u)
-        << tmp;
+    EXPECT_EQ(tmp.filename().string().rfind("results.json.tmp-" + std::to_string(getpid()) + "-", 0), 0u) << tmp;
     seen.insert(tmp.string());
   }
   EXPECT_EQ(seen.size(), 100u);
@@ -113,8 +112,8 @@ struct Fault {
 TEST_F(DurableFile, FailedWriteKeepsThePreviousFileAndLeavesNoTemporary) {
   const std::string big(256 * 1024, 'x');  // larger than the 64 KiB limit and tmpfs
   const Fault faults[] = {
-      {"file size limit mid-write",
-       [](const fs::path& dir, auto&, std::string&) { return dir / "results.json"; }, "write failed: file too large"},
+      {"file size limit mid-write", [](const fs::path& dir, auto&, std::string&) { return dir / "results.json"; },
+       "write failed: file too large"},
       {"full disk (64 KiB tmpfs)",
        [](const fs::path& dir, std::unique_ptr<TmpfsMount>& mount, std::string& skip) {
          mount = std::make_unique<TmpfsMount>(dir / "full");
@@ -151,8 +150,7 @@ TEST_F(DurableFile, FailedWriteKeepsThePreviousFileAndLeavesNoTemporary) {
       ADD_FAILURE() << "no OutputError";
     } catch (const OutputError& e) {
       EXPECT_EQ(e.path(), target.string());
-      EXPECT_NE(std::string(e.what()).find("cannot write " + target.string() + ": "), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot write " + target.string() + ": "), std::string::npos) << e.what();
       EXPECT_NE(e.reason().find(f.reason), std::string::npos) << e.reason();
     }
     if (is_folder) {

@@ -42,18 +42,19 @@ class HistoryTest : public ::testing::Test {
 
   // Three runs a day apart; the middle one is 20% slower and has an oom scenario.
   void record_three(History& h) {
-    h.record(make_run("r1", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1)),
-                             make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 20, 2))},
+    h.record(make_run("r1",
+                      {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1)),
+                       make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 20, 2))},
                       "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
              "results/r1");
-    auto r2 = make_run("r2", {make_scenario("mlp", Precision::fp32, 32, jittered(0.012, 0.01, 20, 3)),
-                              tb::testing::failed_scenario("cnn", Precision::fp32, 32,
-                                                           ScenarioStatus::oom, "oom")},
+    auto r2 = make_run("r2",
+                       {make_scenario("mlp", Precision::fp32, 32, jittered(0.012, 0.01, 20, 3)),
+                        tb::testing::failed_scenario("cnn", Precision::fp32, 32, ScenarioStatus::oom, "oom")},
                        "Test CPU 9000", "2026-01-02T00:00:00Z", "bbbb2222");
     r2.scenarios[0].memory.peak_rss_bytes = 12345;
     h.record(r2, "results/r2");
-    h.record(make_run("r3", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 5))},
-                      "Test CPU 9000", "2026-01-03T00:00:00Z", "cccc3333"),
+    h.record(make_run("r3", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 5))}, "Test CPU 9000",
+                      "2026-01-03T00:00:00Z", "cccc3333"),
              "results/r3");
   }
 
@@ -102,8 +103,8 @@ TEST_F(HistoryTest, ReRecordingReplacesAndSurvivesReopen) {
   {
     History h(db_);
     record_three(h);
-    h.record(make_run("r1", {make_scenario("mlp", Precision::fp32, 32, jittered(0.020, 0.01, 20, 9))},
-                      "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
+    h.record(make_run("r1", {make_scenario("mlp", Precision::fp32, 32, jittered(0.020, 0.01, 20, 9))}, "Test CPU 9000",
+                      "2026-01-01T00:00:00Z", "aaaa1111"),
              "results/r1-again");
   }
   History h(db_);
@@ -142,12 +143,12 @@ TEST_F(HistoryTest, TrendOfOneScenarioOldestFirst) {
 TEST_F(HistoryTest, ScenarioIdsInFirstRecordedOrderAndByMatrix) {
   History h(db_);
   record_three(h);
-  auto other = make_run("r4", {make_scenario("gpt", Precision::fp32, 8, jittered(0.02, 0.01, 20, 7))},
-                        "Test CPU 9000", "2026-01-04T00:00:00Z", "dddd4444");
+  auto other = make_run("r4", {make_scenario("gpt", Precision::fp32, 8, jittered(0.02, 0.01, 20, 7))}, "Test CPU 9000",
+                        "2026-01-04T00:00:00Z", "dddd4444");
   other.matrix_name = "other";
   h.record(other, "results/r4");
-  EXPECT_EQ(h.scenario_ids(), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "cnn/fp32/w0/a1/b32",
-                                                         "gpt/fp32/w0/a1/b8"}));
+  EXPECT_EQ(h.scenario_ids(),
+            (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "cnn/fp32/w0/a1/b32", "gpt/fp32/w0/a1/b8"}));
   EXPECT_EQ(h.scenario_ids("other"), (std::vector<std::string>{"gpt/fp32/w0/a1/b8"}));
   EXPECT_TRUE(h.scenario_ids("nothing").empty());
 }
@@ -201,7 +202,7 @@ TEST_F(HistoryTest, HistoryCommandListsRunsAndTrend) {
   ASSERT_EQ(cmd_history({"--db", db_}, out, err), 0) << err.str();
   const std::string list = out.str();
   EXPECT_NE(list.find("run_id"), std::string::npos);
-  EXPECT_LT(list.find("r3"), list.find("r1"));  // newest first
+  EXPECT_LT(list.find("r3"), list.find("r1"));     // newest first
   EXPECT_NE(list.find("1/2"), std::string::npos);  // r2: one of two ok
 
   out.str("");
@@ -236,11 +237,12 @@ TEST_F(HistoryTest, TrendColumnsStayAlignedWhateverTheWidths) {
   {
     History h(db_);
     // A long run id and a step time a thousand times the others: wider cells in every column.
-    h.record(make_run("20260101T000000Z-a-long-run-id", {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1))},
-                      "Test CPU 9000", "2026-01-01T00:00:00Z", "aaaa1111"),
+    h.record(make_run("20260101T000000Z-a-long-run-id",
+                      {make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 20, 1))}, "Test CPU 9000",
+                      "2026-01-01T00:00:00Z", "aaaa1111"),
              "results/a");
-    h.record(make_run("r2", {make_scenario("mlp", Precision::fp32, 32, jittered(12.5, 0.01, 20, 2))},
-                      "Test CPU 9000", "2026-01-02T00:00:00Z", "bbbb2222"),
+    h.record(make_run("r2", {make_scenario("mlp", Precision::fp32, 32, jittered(12.5, 0.01, 20, 2))}, "Test CPU 9000",
+                      "2026-01-02T00:00:00Z", "bbbb2222"),
              "results/b");
   }
   std::ostringstream out, err;
@@ -287,8 +289,8 @@ RunResult writer_run(int i) {
   std::vector<ScenarioResult> scenarios;
   for (int batch : {16, 32, 64})
     scenarios.push_back(make_scenario("mlp", Precision::fp32, batch, jittered(0.01 * (i + 1), 0.01, 20, i)));
-  return make_run(make_run_id("quick", same_second, 1000 + i, static_cast<std::uint16_t>(i)),
-                  std::move(scenarios), "Test CPU 9000", "2026-12-03T07:15:00Z");
+  return make_run(make_run_id("quick", same_second, 1000 + i, static_cast<std::uint16_t>(i)), std::move(scenarios),
+                  "Test CPU 9000", "2026-12-03T07:15:00Z");
 }
 
 // Concurrent runs on one database: eight processes create it and record their runs at the same
@@ -352,9 +354,7 @@ TEST_F(HistoryTest, ReadOnlyFolderIsAnOutputError) {
   try {
     History history(db);
     FAIL() << "opened a database in a read-only folder";
-  } catch (const OutputError& e) {
-    EXPECT_EQ(e.path(), db);
-  }
+  } catch (const OutputError& e) { EXPECT_EQ(e.path(), db); }
 }
 
 }  // namespace

@@ -34,11 +34,13 @@ void touch(const fs::path& file) {
 TEST(HistoryLocation, OptionThenEnvironmentThenPerUserDefault) {
   const auto dir = test::scratch_dir("history_location_order");
   auto env = env_in(dir);
-  EXPECT_EQ(resolve_history_location(std::nullopt, env).path, (dir / "home/.local/share/trainbench/history.sqlite").string());
+  EXPECT_EQ(resolve_history_location(std::nullopt, env).path,
+            (dir / "home/.local/share/trainbench/history.sqlite").string());
   env.xdg_data_home = (dir / "xdg").string();
   EXPECT_EQ(resolve_history_location(std::nullopt, env).path, (dir / "xdg/trainbench/history.sqlite").string());
   env.xdg_data_home = "relative/xdg";  // the XDG spec ignores a relative path
-  EXPECT_EQ(resolve_history_location(std::nullopt, env).path, (dir / "home/.local/share/trainbench/history.sqlite").string());
+  EXPECT_EQ(resolve_history_location(std::nullopt, env).path,
+            (dir / "home/.local/share/trainbench/history.sqlite").string());
   env.trainbench_history = "/elsewhere/h.sqlite";
   EXPECT_EQ(resolve_history_location(std::nullopt, env).path, "/elsewhere/h.sqlite");
   const auto chosen = resolve_history_location(std::string("given.sqlite"), env);
@@ -72,10 +74,11 @@ TEST_F(HistoryFromAnyFolder, CompareAgainstLastAndHistoryWorkFromAnotherFolder) 
                "gone");
   }
   fs::create_directories(dir_ / "elsewhere");
-  const std::string env = "cd " + p("elsewhere") + " && HOME=" + p("home") + " XDG_DATA_HOME=" + xdg.string() +
-                          " TRAINBENCH_HISTORY= ";
+  const std::string env =
+      "cd " + p("elsewhere") + " && HOME=" + p("home") + " XDG_DATA_HOME=" + xdg.string() + " TRAINBENCH_HISTORY= ";
   auto shell = [&](const std::string& args) {
-    return test::run_shell(env + "OMP_NUM_THREADS=1 " + TB_TRAINBENCH_BIN + " " + args + " >> " + p("log.txt") + " 2>&1");
+    return test::run_shell(env + "OMP_NUM_THREADS=1 " + TB_TRAINBENCH_BIN + " " + args + " >> " + p("log.txt") +
+                           " 2>&1");
   };
   EXPECT_EQ(shell("compare --against last"), 0);
   EXPECT_NE(log().find("old: r1\nnew: r2"), std::string::npos);

@@ -82,9 +82,7 @@ TEST(Merge, ScenariosOfAnotherShardAreNotPairedWithTheBaseline) {
     EXPECT_NEAR(s.comparison->ci_low, expected.low * scale, 1e-12) << s.id;
     EXPECT_NEAR(s.comparison->ci_high, expected.high * scale, 1e-12) << s.id;
     // Pairing would have cancelled the shared drift: the merged interval must not claim it.
-    if (!same) {
-      EXPECT_NE(step_time_speedup(*baseline, s, true).low, expected.low) << s.id;
-    }
+    if (!same) { EXPECT_NE(step_time_speedup(*baseline, s, true).low, expected.low) << s.id; }
   }
   EXPECT_GT(other_shard, 0);
   EXPECT_GT(same_shard, 0);
@@ -104,19 +102,26 @@ TEST(Merge, BadShardSetsAreRefusedNamingTheFolderAndField) {
        "not started with --shard"},
       {"another matrix", [](auto& s) { s[2].run.provenance.shard->matrix_digest = "00000000000000ff"; },
        "results/shard-2", "provenance.shard.matrix_digest", "another matrix"},
-      {"another shard count", [&](auto& s) { s[1].run.provenance.shard = shard_record({1, 4}, all); },
+      {"another shard count",
+       [&](auto& s) {
+         s[1].run.provenance.shard = shard_record({1, 4}, all);
+       },
        "results/shard-1", "provenance.shard.count", "different shard counts"},
-      {"a shard twice", [](auto& s) { s.push_back({"elsewhere/shard-1", s[1].run}); }, "elsewhere/shard-1",
-       "provenance.shard.index", "given twice: also results/shard-1"},
-      {"a missing shard", [](auto& s) { s.erase(s.begin() + 1); }, "command line", "DIR",
-       "shard 1/3 missing"},
+      {"a shard twice",
+       [](auto& s) {
+         s.push_back({"elsewhere/shard-1", s[1].run});
+       },
+       "elsewhere/shard-1", "provenance.shard.index", "given twice: also results/shard-1"},
+      {"a missing shard", [](auto& s) { s.erase(s.begin() + 1); }, "command line", "DIR", "shard 1/3 missing"},
       {"two missing shards", [](auto& s) { s.erase(s.begin() + 1, s.end()); }, "command line", "DIR",
        "shards 1/3, 2/3 missing"},
       {"another baseline", [](auto& s) { s[2].run.baseline_id = "cnn/fp32/w0/a1/b32"; }, "results/shard-2",
        "baseline_id", "results/shard-0 has"},
       {"nothing", [](auto& s) { s.clear(); }, "command line", "DIR", "no shard results"},
       {"a position twice",
-       [](auto& s) { mark_shard(s[2].run.scenarios.front(), {2, 3}, *matrix_position(s[0].run.scenarios.front())); },
+       [](auto& s) {
+         mark_shard(s[2].run.scenarios.front(), {2, 3}, *matrix_position(s[0].run.scenarios.front()));
+       },
        "results/shard-2", "scenarios", "matrix position"},
   };
   for (const auto& c : cases) {
@@ -166,7 +171,10 @@ TEST(Merge, MixedEnvironmentsAreRefusedUnlessAllowed) {
   const Case cases[] = {
       {"cpu.model", [](auto& env) { env["cpu"]["model"] = "Other CPU 1"; }},
       {"device", [](auto& env) { env["device"] = "cuda"; }},
-      {"gpu", [](auto& env) { env["gpu"] = nlohmann::json::array({{{"name", "NVIDIA H200"}}}); }},
+      {"gpu",
+       [](auto& env) {
+         env["gpu"] = nlohmann::json::array({{{"name", "NVIDIA H200"}}});
+       }},
       {"torch", [](auto& env) { env["torch"] = "2.10.0"; }},
       {"git_revision", [](auto& env) { env["git_revision"] = "fedcba9876543210"; }},
   };
@@ -205,7 +213,8 @@ TEST(Merge, PeaksOfEveryShardOncePerDeviceAndPrecision) {
   shards[1].run.peaks = std::vector<PeakEntry>{peak("fp32", 2.0), peak("amp_bf16", 3.0)};
   const RunResult run = merge_shards(shards).run;
   ASSERT_TRUE(run.peaks);
-  EXPECT_EQ(nlohmann::json(*run.peaks), nlohmann::json(std::vector<PeakEntry>{peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
+  EXPECT_EQ(nlohmann::json(*run.peaks),
+            nlohmann::json(std::vector<PeakEntry>{peak("fp32", 1.0), peak("amp_bf16", 3.0)}));
 }
 
 TEST(Merge, EnvironmentsOfOtherHostsOfOneKindAreOneEnvironment) {

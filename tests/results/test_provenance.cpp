@@ -92,9 +92,7 @@ TEST(Provenance, AMistypedRecordIsNamedByItsPath) {
     try {
       (void)j.get<RunResult>();
       ADD_FAILURE() << "accepted";
-    } catch (const FieldError& e) {
-      EXPECT_EQ(e.field(), c.field) << e.what();
-    }
+    } catch (const FieldError& e) { EXPECT_EQ(e.field(), c.field) << e.what(); }
   }
 }
 

@@ -36,9 +36,7 @@ class ResultsSchema : public ::testing::Test {
 
   void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
 
-  static bool have_jsonschema() {
-    return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0;
-  }
+  static bool have_jsonschema() { return std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") == 0; }
 
   // Exit status of scripts/validate_results.py (0 valid, 1 invalid).
   int validate(const std::string& file) const {
@@ -81,27 +79,33 @@ RunResult full_run() {
   base.step_times_s = {0.11, 0.1, 0.12, 0.105, 0.1};
   base.step_time_s = {5, 0.105, 0.107, 0.008, 0.1, 0.12, 0.1, 0.1, 0.11, 0.118, 0.1196, 0.1, 0.12};
   base.samples_per_s = 64 / 0.105;
-  base.phases = {{"data_wait", 0.01, 0.011, 0.1}, {"h2d", 0.0, 0.0, 0.0},
-                 {"forward", 0.03, 0.031, 0.3},   {"backward", 0.05, 0.05, 0.5},
+  base.phases = {{"data_wait", 0.01, 0.011, 0.1},
+                 {"h2d", 0.0, 0.0, 0.0},
+                 {"forward", 0.03, 0.031, 0.3},
+                 {"backward", 0.05, 0.05, 0.5},
                  {"optimizer", 0.01, 0.01, 0.1}};
   base.loss_curve = {2.3, 2.2, 2.1, 2.0, 1.9, 1.85, 1.8};
   base.loss_start = 2.3;
   base.loss_end = 1.8;
   base.memory = {0, 0, 0, 512 << 20};
   base.wall_s = 4.2;
-  base.extra["comparison"] = {{"baseline_id", base.id}, {"speedup", 1.0}, {"ci_low", 1.0},
-                              {"ci_high", 1.0}, {"verdict", "baseline"}};
+  base.extra["comparison"] = {
+      {"baseline_id", base.id}, {"speedup", 1.0}, {"ci_low", 1.0}, {"ci_high", 1.0}, {"verdict", "baseline"}};
   base.extra["profile"] = {{"traces", {{"host", "traces/s0.json"}, {"kineto", "traces/s0.pt.trace.json"}}},
                            {"window_steps", 3},
                            {"cupti", json::object()}};
-  base.extra["capacity"] = {
-      {"flops_per_sample", {{"forward", 1e8}, {"backward", 2e8}, {"total", 3e8}}},
-      {"achieved_flops_per_s", 1.8e11},
-      {"peak_flops_per_s", 1e12},
-      {"peak_source", "table (fallback)"},
-      {"mfu", 0.18},
-      {"projection", {{"target_samples", 1e6}, {"time_s", 1640.0}, {"ci_low_s", 1600.0},
-                      {"ci_high_s", 1700.0}, {"device_hours", 0.46}, {"cost", 1.2}}}};
+  base.extra["capacity"] = {{"flops_per_sample", {{"forward", 1e8}, {"backward", 2e8}, {"total", 3e8}}},
+                            {"achieved_flops_per_s", 1.8e11},
+                            {"peak_flops_per_s", 1e12},
+                            {"peak_source", "table (fallback)"},
+                            {"mfu", 0.18},
+                            {"projection",
+                             {{"target_samples", 1e6},
+                              {"time_s", 1640.0},
+                              {"ci_low_s", 1600.0},
+                              {"ci_high_s", 1700.0},
+                              {"device_hours", 0.46},
+                              {"cost", 1.2}}}};
 
   ScenarioResult amp = base;
   amp.params.precision = Precision::amp_bf16;
@@ -109,8 +113,8 @@ RunResult full_run() {
   amp.skipped_steps = 1;
   amp.final_loss_scale = 32768;
   amp.tokens_per_s = 0;
-  amp.extra["comparison"] = {{"baseline_id", base.id}, {"speedup", 1.4}, {"ci_low", 1.3},
-                             {"ci_high", 1.5}, {"verdict", "faster"}};
+  amp.extra["comparison"] = {
+      {"baseline_id", base.id}, {"speedup", 1.4}, {"ci_low", 1.3}, {"ci_high", 1.5}, {"verdict", "faster"}};
   amp.extra["loss_parity"] = {{"reference_id", base.id}, {"rel_drift", 0.01}, {"tolerance", 0.05}, {"ok", true}};
 
   ScenarioResult skipped;
@@ -155,15 +159,29 @@ RunResult full_run() {
   run.environment = {{"torch", "2.11.0"}, {"cpu", "test"}, {"git", {{"rev", "abc"}, {"dirty", false}}}};
   run.scenarios = {base, amp, skipped, ranks2};
   annotate_scaling(run);
-  run.extra["summary"] = {{"geomean_speedup", 1.18}, {"geomean_ci_low", 1.1}, {"geomean_ci_high", 1.25},
-                          {"ok", 2}, {"failed", 0}, {"skipped", 1}, {"oom", 0}};
-  run.extra["capacity"] = {
-      {"batch_search", {{{"model", "resnet"}, {"precision", "fp32"}, {"max_batch", 256}, {"best_batch", 128},
-                         {"best_samples_per_s", 700.0},
-                         {"probes", {{{"batch", 128}, {"fits", true}, {"samples_per_s", 700.0}, {"peak_bytes", 1 << 30}},
-                                     {{"batch", 512}, {"fits", false}}}}}}},
-      {"memory_fit", {{{"model", "resnet"}, {"precision", "fp32"}, {"fixed_bytes", 1e8},
-                       {"per_sample_bytes", 4e6}, {"r2", 0.99}, {"predicted_max_batch", 300}}}}};
+  run.extra["summary"] = {{"geomean_speedup", 1.18},
+                          {"geomean_ci_low", 1.1},
+                          {"geomean_ci_high", 1.25},
+                          {"ok", 2},
+                          {"failed", 0},
+                          {"skipped", 1},
+                          {"oom", 0}};
+  run.extra["capacity"] = {{"batch_search",
+                            {{{"model", "resnet"},
+                              {"precision", "fp32"},
+                              {"max_batch", 256},
+                              {"best_batch", 128},
+                              {"best_samples_per_s", 700.0},
+                              {"probes",
+                               {{{"batch", 128}, {"fits", true}, {"samples_per_s", 700.0}, {"peak_bytes", 1 << 30}},
+                                {{"batch", 512}, {"fits", false}}}}}}},
+                           {"memory_fit",
+                            {{{"model", "resnet"},
+                              {"precision", "fp32"},
+                              {"fixed_bytes", 1e8},
+                              {"per_sample_bytes", 4e6},
+                              {"r2", 0.99},
+                              {"predicted_max_batch", 300}}}}};
   // Read once through the typed sections (results/sections.hpp), so that what is saved and
   // validated below is exactly what their writers produce.
   return json(run).get<RunResult>();
@@ -322,15 +340,24 @@ TEST_F(ResultsSchema, MfuErrorAndPeakSpreadValidate) {
   json j = full_run();
   j["scenarios"][1]["extra"]["capacity"]["mfu"] = 1.0731;
   j["scenarios"][1]["extra"]["capacity"]["mfu_error"] = "MFU 107.31% exceeds 100%: a measurement error";
-  const json size = {{"n", 1024}, {"median_flops_per_s", 3.5e11}, {"min_flops_per_s", 3.1e11},
-                     {"max_flops_per_s", 3.6e11}, {"blocks", 5}, {"matmuls_per_block", 2}};
-  j["extra"]["peaks"] = json::array(
-      {{{"device", "cpu"},
-        {"precision", "amp_bf16"},
-        {"peak", {{"flops_per_s", 3.5e11}, {"n", 1024}, {"dtype", "bfloat16"}, {"device", "cpu"},
-                  {"median_s", 0.0061}, {"samples", 5}, {"matmuls_per_sample", 2}, {"threads", 2},
-                  {"min_flops_per_s", 3.1e11}, {"max_flops_per_s", 3.6e11}, {"rel_spread", 0.14},
-                  {"sizes", json::array({size})}}}}});
+  const json size = {
+      {"n", 1024},   {"median_flops_per_s", 3.5e11}, {"min_flops_per_s", 3.1e11}, {"max_flops_per_s", 3.6e11},
+      {"blocks", 5}, {"matmuls_per_block", 2}};
+  j["extra"]["peaks"] = json::array({{{"device", "cpu"},
+                                      {"precision", "amp_bf16"},
+                                      {"peak",
+                                       {{"flops_per_s", 3.5e11},
+                                        {"n", 1024},
+                                        {"dtype", "bfloat16"},
+                                        {"device", "cpu"},
+                                        {"median_s", 0.0061},
+                                        {"samples", 5},
+                                        {"matmuls_per_sample", 2},
+                                        {"threads", 2},
+                                        {"min_flops_per_s", 3.1e11},
+                                        {"max_flops_per_s", 3.6e11},
+                                        {"rel_spread", 0.14},
+                                        {"sizes", json::array({size})}}}}});
   write("mfu.json", j.dump());
   EXPECT_EQ(validate(path("mfu.json")), 0) << last_log_;
 

@@ -168,8 +168,7 @@ TEST_F(ResultsUpgrade, MergeAcrossVersions) {
   std::vector<ShardResults> mixed;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const json written = shards[i].run;
-    const std::string file =
-        write("shard-" + std::to_string(i) + ".json", i == 1 ? as_version_1(written) : written);
+    const std::string file = write("shard-" + std::to_string(i) + ".json", i == 1 ? as_version_1(written) : written);
     mixed.push_back({shards[i].location, load_results(file)});
   }
   ASSERT_EQ(read_json(path("shard-1.json")).at("schema_version"), 1);
@@ -187,8 +186,8 @@ TEST_F(ResultsUpgrade, EachVersionValidatesAgainstItsSchema) {
   if (std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "python3 jsonschema module not available";
   const auto validate = [&](const std::string& schema, const std::string& file) {
-    const std::string cmd = "python3 '" + kSource + "/scripts/validate_results.py' '" + kSource + "/schema/" +
-                            schema + "' '" + file + "' >'" + path("validate.log") + "' 2>&1";
+    const std::string cmd = "python3 '" + kSource + "/scripts/validate_results.py' '" + kSource + "/schema/" + schema +
+                            "' '" + file + "' >'" + path("validate.log") + "' 2>&1";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   };

@@ -125,9 +125,14 @@ RunResult run_with_every_section() {
   RunCapacitySection capacity;
   capacity.memory_limit_bytes = 1 << 30;
   capacity.limit_source = "budget";
-  capacity.batch_search = {BatchSearchEntry{"mlp", "fp32", 512, 256, 9000.5, true,
-                                            {capacity::Probe{256, true, 9000.5, 1 << 20, ""},
-                                             capacity::Probe{1024, false, 0, 0, "over budget"}}}};
+  capacity.batch_search = {BatchSearchEntry{
+      "mlp",
+      "fp32",
+      512,
+      256,
+      9000.5,
+      true,
+      {capacity::Probe{256, true, 9000.5, 1 << 20, ""}, capacity::Probe{1024, false, 0, 0, "over budget"}}}};
   capacity.memory_fit = {MemoryFitEntry{"mlp", "fp32", 1e6, 2e3, 0.999, 4, std::int64_t{1} << 30, 536000}};
   run.capacity = capacity;
   ScalingSeries series;
@@ -154,8 +159,9 @@ RunResult run_with_every_section() {
   series.model = model;
   series.note = "a note";
   run.scaling = ScalingSection{{series}};
-  capacity::PeakResult peak{3.5e11, 1024, "bfloat16", "cpu", 0.0061, 5, 2, 2, 3.1e11, 3.6e11, 0.14,
-                            {capacity::PeakSizeResult{1024, 3.5e11, 3.1e11, 3.6e11, 5, 2}}};
+  capacity::PeakResult peak{3.5e11, 1024,   "bfloat16", "cpu",
+                            0.0061, 5,      2,          2,
+                            3.1e11, 3.6e11, 0.14,       {capacity::PeakSizeResult{1024, 3.5e11, 3.1e11, 3.6e11, 5, 2}}};
   run.peaks = std::vector<PeakEntry>{{"cpu", "amp_bf16", peak}};
   run.provenance.shard = ShardRecord{{2, 3}, "00ff00ff00ff00ff", 9};
   run.provenance.resume = ResumeProvenance{1, "2026-12-05T12:00:00Z", {"mlp/amp_bf16/w0/a1/b32"}, true, {"cpu.model"}};
@@ -271,29 +277,29 @@ TEST(ResultSections, SitUnderExtraByTheirNamesAndLeaveUserSectionsThere) {
 TEST(ResultSections, HandEditedSectionsReadLeniently) {
   nlohmann::json j = run_with_every_section();
   auto& extra = j["scenarios"][0]["extra"];
-  extra["comparison"]["speedup"] = "fast";      // wrong type: the default
-  extra["comparison"].erase("ci_low");           // missing: falls back to the speedup
-  extra["loss_parity"] = 3;                      // not an object: absent
+  extra["comparison"]["speedup"] = "fast";  // wrong type: the default
+  extra["comparison"].erase("ci_low");      // missing: falls back to the speedup
+  extra["loss_parity"] = 3;                 // not an object: absent
   extra["capacity"]["projection"]["cost"] = nullptr;
   extra["capacity"]["flops_per_sample"] = {{"total", 5e6}};  // a total alone is kept
   extra["capacity"].erase("mfu_error");
-  extra["capacity"]["mfu"] = 1.07;                // from before mfu_error existed
-  j["extra"]["summary"]["ok"] = 1e300;            // clamped, never undefined behaviour
+  extra["capacity"]["mfu"] = 1.07;      // from before mfu_error existed
+  j["extra"]["summary"]["ok"] = 1e300;  // clamped, never undefined behaviour
   j["extra"]["capacity"]["batch_search"][0]["probes"].push_back("not a probe");
-  extra["data_parallel"]["ranks"].push_back(7);                        // not a rank: skipped
-  extra["data_parallel"]["world_size"] = -3;                           // clamped to 1
+  extra["data_parallel"]["ranks"].push_back(7);  // not a rank: skipped
+  extra["data_parallel"]["world_size"] = -3;     // clamped to 1
   auto& series = j["extra"]["scaling"]["series"][0];
-  series["members"][0].erase("per_rank_samples_per_s");               // derived from the rest
+  series["members"][0].erase("per_rank_samples_per_s");  // derived from the rest
   series["members"][1]["world_size"] = 2;
-  series["model"]["parameters"]["busbw_bytes_per_s"] = "fast";         // the default
-  series["model"]["points"].push_back(nullptr);                       // skipped
-  series["model"]["limits"].push_back(3);                             // not a text: skipped
-  series["model"].erase("label");                                     // still labelled a model
+  series["model"]["parameters"]["busbw_bytes_per_s"] = "fast";  // the default
+  series["model"]["points"].push_back(nullptr);                 // skipped
+  series["model"]["limits"].push_back(3);                       // not a text: skipped
+  series["model"].erase("label");                               // still labelled a model
   j["extra"]["scaling"]["series"].push_back("not a series");
-  extra["energy"]["joules_per_step"] = "2";                            // no figure then
-  extra["dataset"]["samples"] = 1e300;                                 // clamped
-  j["extra"]["peaks"].push_back(5);                                    // not an entry: skipped
-  j["extra"]["peaks"][0]["peak"]["sizes"][0]["blocks"] = "five";       // the default
+  extra["energy"]["joules_per_step"] = "2";                       // no figure then
+  extra["dataset"]["samples"] = 1e300;                            // clamped
+  j["extra"]["peaks"].push_back(5);                               // not an entry: skipped
+  j["extra"]["peaks"][0]["peak"]["sizes"][0]["blocks"] = "five";  // the default
   const RunResult back = j.get<RunResult>();
   const auto& s = back.scenarios.at(0);
   EXPECT_EQ(s.comparison->speedup, 0.0);

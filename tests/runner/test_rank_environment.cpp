@@ -30,8 +30,11 @@ TEST(RankEnvironment, NoLauncherIsOneProcess) {
 }
 
 TEST(RankEnvironment, TrainbenchLauncherUsesAFileStore) {
-  const auto r = read({{"TRAINBENCH_STORE_FILE", "/tmp/x/store"}, {"RANK", "1"}, {"WORLD_SIZE", "2"},
-                       {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}});
+  const auto r = read({{"TRAINBENCH_STORE_FILE", "/tmp/x/store"},
+                       {"RANK", "1"},
+                       {"WORLD_SIZE", "2"},
+                       {"LOCAL_RANK", "1"},
+                       {"LOCAL_WORLD_SIZE", "2"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->launcher, "trainbench");
   EXPECT_EQ(r->rank, 1);
@@ -43,8 +46,13 @@ TEST(RankEnvironment, TrainbenchLauncherUsesAFileStore) {
 }
 
 TEST(RankEnvironment, TorchrunWithItsAgentStore) {
-  const auto r = read({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "3"}, {"LOCAL_WORLD_SIZE", "4"},
-                       {"MASTER_ADDR", "node7"}, {"MASTER_PORT", "29400"}, {"TORCHELASTIC_RUN_ID", "none"},
+  const auto r = read({{"RANK", "3"},
+                       {"WORLD_SIZE", "8"},
+                       {"LOCAL_RANK", "3"},
+                       {"LOCAL_WORLD_SIZE", "4"},
+                       {"MASTER_ADDR", "node7"},
+                       {"MASTER_PORT", "29400"},
+                       {"TORCHELASTIC_RUN_ID", "none"},
                        {"TORCHELASTIC_USE_AGENT_STORE", "True"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->launcher, "torchrun");
@@ -60,8 +68,11 @@ TEST(RankEnvironment, TorchrunWithItsAgentStore) {
 }
 
 TEST(RankEnvironment, SlurmStepTakesTheFirstNodeAsMaster) {
-  const auto r = read({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_LOCALID", "1"},
-                       {"SLURM_STEP_TASKS_PER_NODE", "4(x2)"}, {"SLURM_STEP_NODELIST", "gpu[07-08]"},
+  const auto r = read({{"SLURM_PROCID", "5"},
+                       {"SLURM_STEP_NUM_TASKS", "8"},
+                       {"SLURM_LOCALID", "1"},
+                       {"SLURM_STEP_TASKS_PER_NODE", "4(x2)"},
+                       {"SLURM_STEP_NODELIST", "gpu[07-08]"},
                        {"SLURM_JOB_ID", "123456"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->launcher, "slurm");
@@ -71,8 +82,8 @@ TEST(RankEnvironment, SlurmStepTakesTheFirstNodeAsMaster) {
   EXPECT_EQ(r->local_world_size, 4);
   EXPECT_EQ(r->master_addr, "gpu07");
   EXPECT_EQ(r->master_port, 20000 + 123456 % 20000);
-  const auto given = read({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"MASTER_ADDR", "head"},
-                           {"MASTER_PORT", "3000"}});
+  const auto given =
+      read({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"MASTER_ADDR", "head"}, {"MASTER_PORT", "3000"}});
   ASSERT_TRUE(given);
   EXPECT_EQ(given->master_addr, "head");
   EXPECT_EQ(given->master_port, 3000);
@@ -88,9 +99,7 @@ TEST(RankEnvironment, FirstSlurmHost) {
     try {
       tb::first_slurm_host(bad, "SLURM_STEP_NODELIST");
       ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const tb::InputError& e) {
-      EXPECT_EQ(e.field(), "SLURM_STEP_NODELIST") << bad;
-    }
+    } catch (const tb::InputError& e) { EXPECT_EQ(e.field(), "SLURM_STEP_NODELIST") << bad; }
   }
 }
 
@@ -101,9 +110,10 @@ TEST(RankEnvironment, BadValuesNameTheVariable) {
     const char* variable;
     const char* value;
   } cases[] = {
-      {"RANK", "two"}, {"RANK", "2"},          {"RANK", "-1"},          {"WORLD_SIZE", "0"},
-      {"WORLD_SIZE", "2x"}, {"MASTER_PORT", "70000"}, {"MASTER_PORT", ""}, {"MASTER_ADDR", ""},
-      {"LOCAL_RANK", "5"},  {"LOCAL_WORLD_SIZE", "9"},
+      {"RANK", "two"},           {"RANK", "2"},        {"RANK", "-1"},
+      {"WORLD_SIZE", "0"},       {"WORLD_SIZE", "2x"}, {"MASTER_PORT", "70000"},
+      {"MASTER_PORT", ""},       {"MASTER_ADDR", ""},  {"LOCAL_RANK", "5"},
+      {"LOCAL_WORLD_SIZE", "9"},
   };
   for (const auto& c : cases) {
     Env env = torchrun;

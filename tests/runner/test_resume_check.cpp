@@ -51,8 +51,7 @@ tb::ScenarioResult scenario(ScenarioStatus status, const std::string& stop_reaso
 TEST(ResumeCheck, EverythingButOkAndSkippedIsMeasuredAgain) {
   EXPECT_FALSE(tb::needs_rerun(scenario(ScenarioStatus::ok)));
   EXPECT_FALSE(tb::needs_rerun(scenario(ScenarioStatus::skipped, "")));
-  for (auto s : {ScenarioStatus::failed, ScenarioStatus::oom, ScenarioStatus::diverged,
-                 ScenarioStatus::interrupted})
+  for (auto s : {ScenarioStatus::failed, ScenarioStatus::oom, ScenarioStatus::diverged, ScenarioStatus::interrupted})
     EXPECT_TRUE(tb::needs_rerun(scenario(s))) << tb::to_string(s);
 }
 

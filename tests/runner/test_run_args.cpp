@@ -8,8 +8,8 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-const nlohmann::json kRecorded = {"trainbench", "run", "m.json", "--out", "results/x", "--set",
-                                  "steps.max=20", "--format", "md", "--no-history"};
+const nlohmann::json kRecorded = {"trainbench", "run",          "m.json",   "--out", "results/x",
+                                  "--set",      "steps.max=20", "--format", "md",    "--no-history"};
 
 // The value-taking options of `run` (the CLI passes its option table's answer).
 bool takes_value(const std::string& option) {
@@ -24,8 +24,8 @@ TEST(RunArgs, ResumeTakesTheRunsOwnArgumentsWithoutOut) {
 
 TEST(RunArgs, ArgumentsGivenNowComeLast) {
   const auto args = tb::resume_arguments(kRecorded, {"--set", "test_delay_ms=0", "--format", "none"}, takes_value);
-  EXPECT_EQ(args, (Args{"m.json", "--set", "steps.max=20", "--format", "md", "--no-history", "--set",
-                        "test_delay_ms=0", "--format", "none"}));
+  EXPECT_EQ(args, (Args{"m.json", "--set", "steps.max=20", "--format", "md", "--no-history", "--set", "test_delay_ms=0",
+                        "--format", "none"}));
 }
 
 TEST(RunArgs, AMatrixGivenNowReplacesTheRuns) {

@@ -26,9 +26,7 @@ class ScriptedExecutor final : public SegmentExecutor {
 
   std::size_t size() const override { return segments.size(); }
   bool active(std::size_t i) const override { return !done[i]; }
-  bool converged(std::size_t i) const override {
-    return converge_after[i] > 0 && segments[i] >= converge_after[i];
-  }
+  bool converged(std::size_t i) const override { return converge_after[i] > 0 && segments[i] >= converge_after[i]; }
   void round_starting(int round) override { calls.push_back("start " + std::to_string(round)); }
   void segment(std::size_t i, int round) override {
     EXPECT_FALSE(done[i]) << "a finished scenario was measured: " << i;
@@ -179,8 +177,8 @@ TEST(Schedule, AStopInterruptsTheUnfinishedInsteadOfFinishingThem) {
 TEST(Schedule, MeasuresRoundIsTheStoppingRule) {
   const StoppingRule r = rule(3, 5);
   EXPECT_TRUE(tb::measures_round(r, 0, true));
-  EXPECT_TRUE(tb::measures_round(r, 2, true));    // planned: converged or not
-  EXPECT_FALSE(tb::measures_round(r, 3, true));   // extra rounds only for the unconverged
+  EXPECT_TRUE(tb::measures_round(r, 2, true));   // planned: converged or not
+  EXPECT_FALSE(tb::measures_round(r, 3, true));  // extra rounds only for the unconverged
   EXPECT_TRUE(tb::measures_round(r, 4, false));
   EXPECT_FALSE(tb::measures_round(r, 5, false));  // never past max_rounds
 }
@@ -197,7 +195,8 @@ TEST(Schedule, ThePairOrderCoinIsFairAndDependsOnSeedScenarioAndRoundOnly) {
   // 2000 fair flips: within 5 standard deviations (about 112) of 1000.
   EXPECT_NEAR(new_first, 1000, 112);
   int differs = 0;
-  for (int round = 0; round < 64; ++round) differs += tb::pair_order_coin(1, 0, round) != tb::pair_order_coin(2, 0, round);
+  for (int round = 0; round < 64; ++round)
+    differs += tb::pair_order_coin(1, 0, round) != tb::pair_order_coin(2, 0, round);
   EXPECT_GT(differs, 10);
 }
 

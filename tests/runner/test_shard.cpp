@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <set>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -98,7 +98,8 @@ TEST(Shard, EveryScenarioIsInExactlyOneShardAndShardsAreBalanced) {
         smallest = std::min(smallest, size);
         largest = std::max(largest, size);
       }
-      for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(owners[k], 1) << "scenario " << k << " of " << n << ", " << count << " shards";
+      for (std::size_t k = 0; k < n; ++k)
+        EXPECT_EQ(owners[k], 1) << "scenario " << k << " of " << n << ", " << count << " shards";
       EXPECT_LE(largest - smallest, 1u) << n << " scenarios, " << count << " shards";
     }
   }

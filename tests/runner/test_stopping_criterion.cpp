@@ -32,8 +32,8 @@ Distribution timing(double median, double low, double high) {
 
 TEST(StoppingCriterion, SegmentsSplitTheStepBoundsAndBudgetOverTheRounds) {
   const IntervalStoppingCriterion c(rule(10, 100, 6.0, 6));
-  EXPECT_EQ(c.segment_min_steps(), 2);    // ceil(10 / 6)
-  EXPECT_EQ(c.segment_max_steps(), 17);   // ceil(100 / 6)
+  EXPECT_EQ(c.segment_min_steps(), 2);   // ceil(10 / 6)
+  EXPECT_EQ(c.segment_max_steps(), 17);  // ceil(100 / 6)
   EXPECT_DOUBLE_EQ(c.segment_budget_s(), 1.0);
   EXPECT_FALSE(c.segment_done(0, 0));
   EXPECT_FALSE(c.segment_done(1, 5.0));   // over budget but under the minimum: one more step
@@ -55,8 +55,8 @@ TEST(StoppingCriterion, DegenerateRulesStillMeasureAtLeastOneStep) {
 
 TEST(StoppingCriterion, ConvergedWhenTheIntervalIsWithinTheTarget) {
   const IntervalStoppingCriterion c(rule(10, 100, 6.0, 6, 0.02));
-  const Distribution tight = timing(10.0, 9.9, 10.1);   // +-1%
-  const Distribution wide = timing(10.0, 9.0, 11.0);    // +-10%
+  const Distribution tight = timing(10.0, 9.9, 10.1);  // +-1%
+  const Distribution wide = timing(10.0, 9.0, 11.0);   // +-10%
   Distribution none = timing(10.0, 0, 0);
   none.ci_method = "none";
   EXPECT_TRUE(c.converged(tight));

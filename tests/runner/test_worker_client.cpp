@@ -33,7 +33,8 @@ class FakeWorkers : public ::testing::Test {
   // it reads that file and never the matrix it is given (a side that differs from the other).
   std::string fake_program(const std::string& name, const std::string& config) const {
     const std::string path = (dir_ / name).string();
-    std::ofstream(path) << "#!/bin/sh\nexec python3 " << TB_SOURCE_DIR << "/tests/fixtures/worker-protocol/fake_worker.py "
+    std::ofstream(path) << "#!/bin/sh\nexec python3 " << TB_SOURCE_DIR
+                        << "/tests/fixtures/worker-protocol/fake_worker.py "
                         << (config.empty() ? "" : "worker " + config + " ") << "\"$@\"\n";
     ::chmod(path.c_str(), 0755);
     return path;
@@ -64,7 +65,8 @@ class FakeWorkers : public ::testing::Test {
 };
 
 TEST_F(FakeWorkers, TheClientReadsTheHelloAndTypedReplies) {
-  WorkerClient worker({program_, "worker", config("c", {{"scenarios", 2}, {"rounds", 4}}), "--out", (dir_ / "w").string()});
+  WorkerClient worker(
+      {program_, "worker", config("c", {{"scenarios", 2}, {"rounds", 4}}), "--out", (dir_ / "w").string()});
   const WorkerHello& hello = worker.await_hello();
   EXPECT_EQ(hello.scenarios.size(), 2u);
   EXPECT_EQ(hello.rounds, 4);
@@ -148,8 +150,8 @@ TEST_F(FakeWorkers, APairMeasuresEveryScenarioOnBothSidesEveryRoundWithAFreshPai
 
 TEST_F(FakeWorkers, OnePairForTheSessionGoesOnWhileEitherSideIsUnconverged) {
   // Scenario 1 converges after 5 segments; with one pair it gets extra rounds up to max_rounds.
-  PairedWorkerSet pair(pair_options(
-      config("m", {{"scenarios", 2}, {"rounds", 2}, {"max_rounds", 9}, {"converged_after", {1, 5}}}), 0));
+  PairedWorkerSet pair(
+      pair_options(config("m", {{"scenarios", 2}, {"rounds", 2}, {"max_rounds", 9}, {"converged_after", {1, 5}}}), 0));
   Schedule(pair.stopping_rule(), pair.plan().seed).run(pair);
   ASSERT_EQ(pair.parts(0).size(), 1u);
   int segments[2] = {0, 0};
@@ -162,8 +164,8 @@ TEST_F(FakeWorkers, OnePairForTheSessionGoesOnWhileEitherSideIsUnconverged) {
 TEST_F(FakeWorkers, ANewSideCrashStopsTheSessionAndBlamesNew) {
   auto options = pair_options(config("ok", {{"scenarios", 2}, {"rounds", 3}}), 0);
   // NEW's config: the same matrix, but its process exits at its third segment request.
-  const std::string wrapper = fake_program(
-      "crashing-trainbench", config("crash", {{"scenarios", 2}, {"rounds", 3}, {"crash_at_segment", 3}}));
+  const std::string wrapper =
+      fake_program("crashing-trainbench", config("crash", {{"scenarios", 2}, {"rounds", 3}, {"crash_at_segment", 3}}));
   options.programs[1] = wrapper;
   PairedWorkerSet pair(options);
   try {
@@ -172,7 +174,8 @@ TEST_F(FakeWorkers, ANewSideCrashStopsTheSessionAndBlamesNew) {
   } catch (const PairedSessionError& e) {
     EXPECT_TRUE(e.new_side_at_fault());
     const std::string what = e.what();
-    EXPECT_NE(what.find("NEW worker (" + wrapper + ") ended with exit code 9 during round 2"), std::string::npos) << what;
+    EXPECT_NE(what.find("NEW worker (" + wrapper + ") ended with exit code 9 during round 2"), std::string::npos)
+        << what;
     EXPECT_NE(what.find("what it measured so far is in"), std::string::npos) << what;
   }
   // OLD was finished so that its results so far are written.

@@ -31,7 +31,8 @@ ScenarioResult fixture_scenario() {
 // One of every message, as the C++ structs write it.
 std::vector<json> every_message() {
   WorkerHello hello;
-  hello.scenarios = {{"mlp/fp32/w0/a1/b64", {{"model", "mlp"}, {"batch", 64}}}, {"mlp/fp32/w0/a4/b64", {{"batch", 64}}}};
+  hello.scenarios = {{"mlp/fp32/w0/a1/b64", {{"model", "mlp"}, {"batch", 64}}},
+                     {"mlp/fp32/w0/a4/b64", {{"batch", 64}}}};
   hello.digest = "9c1f0d4be21a7e55";
   hello.rounds = 8;
   hello.max_rounds = 12;
@@ -81,7 +82,8 @@ TEST(WorkerProtocol, EveryMessageOfTheStructsValidatesAgainstTheSchema) {
 
 TEST(WorkerProtocol, TheSchemaRejectsWhatIsNotAMessage) {
   const auto dir = tb::test::scratch_dir("WorkerProtocol.schema_rejects");
-  for (const char* bad : {R"({"segment": -1, "round": 0})", R"({"hello": 2, "scenarios": [], "digest": "", "rounds": 1, "max_rounds": 1, "seed": 1})",
+  for (const char* bad : {R"({"segment": -1, "round": 0})",
+                          R"({"hello": 2, "scenarios": [], "digest": "", "rounds": 1, "max_rounds": 1, "seed": 1})",
                           R"({"active": true})", R"({"segment": 1, "round": 0, "extra": 1})"}) {
     const std::string path = (dir / "bad.jsonl").string();
     std::ofstream(path) << bad << '\n';
@@ -100,7 +102,8 @@ TEST(WorkerProtocol, EveryStructReadsBackWhatItWrote) {
   EXPECT_EQ(json(messages[1].get<WorkerRefusal>()), messages[1]);
   EXPECT_EQ(messages[1].get<WorkerRefusal>().exit, 2);
   EXPECT_FALSE(messages[2].get<WorkerRefusal>().exit.has_value());
-  for (std::size_t at : {3u, 4u, 8u, 10u, 12u, 14u}) EXPECT_EQ(request_json(parse_request(messages[at])), messages[at]) << at;
+  for (std::size_t at : {3u, 4u, 8u, 10u, 12u, 14u})
+    EXPECT_EQ(request_json(parse_request(messages[at])), messages[at]) << at;
   const auto snapshot = messages[6].get<SegmentReply>();
   ASSERT_TRUE(snapshot.snapshot.has_value());
   EXPECT_EQ(snapshot.snapshot->id, fixture_scenario().id);
@@ -117,7 +120,8 @@ TEST(WorkerProtocol, EveryStructReadsBackWhatItWrote) {
 std::string read_message(const json& m) {
   if (m.contains("hello")) return "hello " + std::to_string(m.get<WorkerHello>().scenarios.size());
   if (m.contains("error")) return "refusal " + m.get<WorkerRefusal>().error.substr(0, 12);
-  if (m.contains("active")) return std::string("segment reply") + (m.get<SegmentReply>().snapshot ? " with snapshot" : "");
+  if (m.contains("active"))
+    return std::string("segment reply") + (m.get<SegmentReply>().snapshot ? " with snapshot" : "");
   if (m.contains("result")) return "result " + m.get<FinishOneReply>().result.id;
   if (m.contains("saved")) {
     (void)m.get<SavedReply>();
@@ -127,7 +131,8 @@ std::string read_message(const json& m) {
   return std::visit(
       [](const auto& r) -> std::string {
         using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, SegmentRequest>) return "segment " + std::to_string(r.scenario) + " round " + std::to_string(r.round);
+        if constexpr (std::is_same_v<T, SegmentRequest>)
+          return "segment " + std::to_string(r.scenario) + " round " + std::to_string(r.round);
         else if constexpr (std::is_same_v<T, FinishOneRequest>) return "finish_one " + std::to_string(r.scenario);
         else if constexpr (std::is_same_v<T, SaveRequest>) return "save";
         else if constexpr (std::is_same_v<T, FinishRequest>) return "finish";
@@ -143,16 +148,24 @@ TEST(WorkerProtocol, AVersionOneTranscriptStillParses) {
   std::vector<std::string> read;
   std::string line;
   while (std::getline(in, line)) read.push_back(read_message(json::parse(line)));
-  const std::vector<std::string> expected = {
-      "hello 3", "segment 2 round 0", "segment reply", "segment 0 round 0", "segment reply", "save", "saved",
-      "segment 0 round 1", "segment reply with snapshot", "finish_one 0", "result mlp/fp32/w0/a1/b64",
-      "refusal a --isolate ", "finish", "results results/ab-20261203-101500-p4242/new/p0/results.json",
-      "refusal scenarios/qu"};
+  const std::vector<std::string> expected = {"hello 3",
+                                             "segment 2 round 0",
+                                             "segment reply",
+                                             "segment 0 round 0",
+                                             "segment reply",
+                                             "save",
+                                             "saved",
+                                             "segment 0 round 1",
+                                             "segment reply with snapshot",
+                                             "finish_one 0",
+                                             "result mlp/fp32/w0/a1/b64",
+                                             "refusal a --isolate ",
+                                             "finish",
+                                             "results results/ab-20261203-101500-p4242/new/p0/results.json",
+                                             "refusal scenarios/qu"};
   EXPECT_EQ(read, expected);
   const int rc = validate(kFixtures + "v1-transcript.jsonl");
-  if (rc != 2) {
-    EXPECT_EQ(rc, 0);
-  }
+  if (rc != 2) { EXPECT_EQ(rc, 0); }
 }
 
 TEST(WorkerProtocol, AHelloOfAnotherVersionIsRefusedNamingBoth) {

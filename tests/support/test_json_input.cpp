@@ -29,9 +29,7 @@ template <typename F>
 std::string input_error(F f) {
   try {
     f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -79,9 +77,7 @@ TEST(JsonInput, LibraryTagsAreStripped) {
   try {
     json(1).get<std::string>();
     FAIL() << "expected a type error";
-  } catch (const json::exception& e) {
-    EXPECT_EQ(json_error_text(e), "type must be string, but is number");
-  }
+  } catch (const json::exception& e) { EXPECT_EQ(json_error_text(e), "type must be string, but is number"); }
 }
 
 class JsonFiles : public ::testing::Test {
@@ -112,7 +108,8 @@ TEST_F(JsonFiles, DeepResultsFileIsRefused) {
   const std::string path = write("results.json", "{\"schema_version\": " + std::to_string(kResultsSchemaVersion) +
                                                      ", \"scenarios\": [{\"extra\": " + arrays(1'000'000) + "}]}");
   const std::string message = input_error([&] { load_results(path); });
-  EXPECT_EQ(message.rfind(path + ": nested more than 64 levels deep (at line 1, column ", 0), 0u) << message.substr(0, 400);
+  EXPECT_EQ(message.rfind(path + ": nested more than 64 levels deep (at line 1, column ", 0), 0u)
+      << message.substr(0, 400);
 }
 
 TEST_F(JsonFiles, ResultsFieldErrorsAreOurWords) {
@@ -124,8 +121,8 @@ TEST_F(JsonFiles, ResultsFieldErrorsAreOurWords) {
 }
 
 TEST_F(JsonFiles, DeepNoiseFloorFileIsRefused) {
-  const std::string path = write("noise.json", "{\"kind\": \"trainbench-noise-floor\", \"scenarios\": " +
-                                                   arrays(1'000'000) + "}");
+  const std::string path =
+      write("noise.json", "{\"kind\": \"trainbench-noise-floor\", \"scenarios\": " + arrays(1'000'000) + "}");
   const std::string message = input_error([&] { load_noise_floor(path); });
   EXPECT_EQ(message.rfind(path + ": nested more than 64 levels deep", 0), 0u) << message.substr(0, 400);
 }

@@ -17,9 +17,10 @@ std::string write(const TextTable& t, const TextLayout& layout = {}) {
 
 TEST(TextTable, FitsColumnsAlignsNumbersAndTrimsLines) {
   const TextTable t{.titles = {"name", "ms"}, .right = {false, true}, .rows = {{"a", "1.5"}, {"longer", "12.25"}}};
-  EXPECT_EQ(write(t), "name    ms\n"
-                      "a         1.5\n"
-                      "longer  12.25\n");
+  EXPECT_EQ(write(t),
+            "name    ms\n"
+            "a         1.5\n"
+            "longer  12.25\n");
   EXPECT_EQ(write(t, {.gap = 1, .rule = true, .align_titles = true}),
             "name      ms\n"
             "------------\n"
@@ -35,12 +36,12 @@ TEST(TextTable, CountsCodePointsNotBytes) {
 }
 
 TEST(TextTable, ShortRowEndsInANoteThatWidensNothing) {
-  const TextTable t{.titles = {"id", "old", "new"},
-                    .right = {false, true, true},
-                    .rows = {{"a", "1", "2"}, {"b", "not compared"}}};
-  EXPECT_EQ(write(t), "id  old  new\n"
-                      "a     1    2\n"
-                      "b   not compared\n");
+  const TextTable t{
+      .titles = {"id", "old", "new"}, .right = {false, true, true}, .rows = {{"a", "1", "2"}, {"b", "not compared"}}};
+  EXPECT_EQ(write(t),
+            "id  old  new\n"
+            "a     1    2\n"
+            "b   not compared\n");
 }
 
 TEST(TextTable, FixedWidthOverflowsOnlyItsRow) {
@@ -48,9 +49,10 @@ TEST(TextTable, FixedWidthOverflowsOnlyItsRow) {
                     .right = {false, false, false},
                     .rows = {{"a", "[1, 2]", "3"}, {"b", "[10, 20]", "4"}},
                     .fixed_width = {0, 7}};
-  EXPECT_EQ(write(t), "id  ci       n\n"
-                      "a   [1, 2]   3\n"
-                      "b   [10, 20]  4\n");
+  EXPECT_EQ(write(t),
+            "id  ci       n\n"
+            "a   [1, 2]   3\n"
+            "b   [10, 20]  4\n");
 }
 
 }  // namespace

@@ -49,13 +49,15 @@ TEST_F(CacheManifest, EachDamageIsNamedWithItsFile) {
   const std::vector<Case> cases = {
       {"truncated", [](const fs::path& d) { write(d / "a" / "one.jpg", "firs"); },
        "a/one.jpg: size mismatch (4 bytes, expected 10)"},
-      {"garbage of the same size", [](const fs::path& d) { write(d / "a" / "two with space.jpg", std::string(19, 'x')); },
+      {"garbage of the same size",
+       [](const fs::path& d) { write(d / "a" / "two with space.jpg", std::string(19, 'x')); },
        "a/two with space.jpg: checksum mismatch"},
       {"removed", [](const fs::path& d) { fs::remove(d / "b" / "three.jpg"); }, "b/three.jpg: missing"},
       {"no manifest", [](const fs::path& d) { fs::remove(d / "MANIFEST"); }, "MANIFEST: missing"},
       {"foreign manifest", [](const fs::path& d) { write(d / "MANIFEST", "something else\n"); },
        "MANIFEST: unknown format"},
-      {"garbled line", [](const fs::path& d) { write(d / "MANIFEST", "trainbench cache manifest 1\n10 zz a/one.jpg\n"); },
+      {"garbled line",
+       [](const fs::path& d) { write(d / "MANIFEST", "trainbench cache manifest 1\n10 zz a/one.jpg\n"); },
        "MANIFEST: malformed line 2"},
   };
   for (const auto& c : cases) {

@@ -29,9 +29,7 @@ class Searcher {
       p = try_batch_(batch);
     } catch (const Interrupted&) {
       throw;  // Ctrl-C ends the search; it says nothing about whether the batch fits
-    } catch (const std::exception& e) {
-      p = Probe{batch, false, 0, 0, e.what()};
-    } catch (...) {
+    } catch (const std::exception& e) { p = Probe{batch, false, 0, 0, e.what()}; } catch (...) {
       p = Probe{batch, false, 0, 0, "unknown exception"};
     }
     p.batch = batch;  // the callback cannot move the search
@@ -76,8 +74,7 @@ int round_down_to_multiple(int value, int multiple) {
   return value < 0 ? 0 : value / multiple * multiple;
 }
 
-BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch,
-                               const BatchSearchOptions& options) {
+BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch, const BatchSearchOptions& options) {
   validate(options);
   const int step = options.multiple_of;
   const int limit = round_down_to_multiple(options.limit, step);
@@ -102,8 +99,7 @@ BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch,
     }
     // Next batch: grow, keep a multiple of step, always move forward, never past the limit.
     const double grown = std::ceil(static_cast<double>(batch) * options.growth);
-    int next = grown >= static_cast<double>(limit) ? limit
-                                                   : (static_cast<int>(grown) + step - 1) / step * step;
+    int next = grown >= static_cast<double>(limit) ? limit : (static_cast<int>(grown) + step - 1) / step * step;
     next = std::min(std::max(next, batch + step), limit);
     batch = next;
   }
@@ -120,24 +116,21 @@ BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch,
   return s.finish(last_fit);
 }
 
-bool fits_budget(std::int64_t peak_bytes, std::int64_t budget) {
-  return budget <= 0 || peak_bytes <= budget;
-}
+bool fits_budget(std::int64_t peak_bytes, std::int64_t budget) { return budget <= 0 || peak_bytes <= budget; }
 
 int rescale_accumulation(int effective_batch, int micro_batch) {
-  if (micro_batch < 1 || effective_batch < 1)
-    throw std::invalid_argument("batch sizes must be positive");
+  if (micro_batch < 1 || effective_batch < 1) throw std::invalid_argument("batch sizes must be positive");
   if (effective_batch % micro_batch != 0)
-    throw std::invalid_argument("micro-batch " + std::to_string(micro_batch) +
-                                " does not divide the effective batch " +
+    throw std::invalid_argument("micro-batch " + std::to_string(micro_batch) + " does not divide the effective batch " +
                                 std::to_string(effective_batch));
   return effective_batch / micro_batch;
 }
 
 BatchSearchEntry batch_search_entry(const std::string& model, const std::string& precision,
                                     const BatchSearchResult& result) {
-  return BatchSearchEntry{model,           precision,        result.max_batch, result.best_batch,
-                          result.best_samples_per_s, result.hit_limit, result.probes};
+  return BatchSearchEntry{
+      model,        precision, result.max_batch, result.best_batch, result.best_samples_per_s, result.hit_limit,
+      result.probes};
 }
 
 }  // namespace tb::capacity

@@ -13,15 +13,15 @@
 namespace tb::capacity {
 
 struct BatchSearchOptions {
-  int start = 1;         // first batch probed (rounded up to multiple_of)
-  int limit = 1 << 16;   // never probe above this
-  double growth = 2.0;   // multiplicative growth until the first failure (> 1)
-  int multiple_of = 1;   // every probed batch is a multiple of this (e.g. accumulation steps)
-  int max_probes = 32;   // hard cap on callback invocations
+  int start = 1;        // first batch probed (rounded up to multiple_of)
+  int limit = 1 << 16;  // never probe above this
+  double growth = 2.0;  // multiplicative growth until the first failure (> 1)
+  int multiple_of = 1;  // every probed batch is a multiple of this (e.g. accumulation steps)
+  int max_probes = 32;  // hard cap on callback invocations
 };
 
 struct BatchSearchResult {
-  int max_batch = 0;  // largest fitting batch found; 0 if even the start doesn't fit
+  int max_batch = 0;   // largest fitting batch found; 0 if even the start doesn't fit
   int best_batch = 0;  // fitting probe with the highest samples/s (0 when none fit)
   double best_samples_per_s = 0;
   std::vector<Probe> probes;  // in the order taken
@@ -33,8 +33,7 @@ struct BatchSearchResult {
 // failure whose note is the exception text, except tb::Interrupted (Ctrl-C), which ends the
 // search and propagates. The probes' batches are strictly increasing during
 // growth, and every batch is probed at most once.
-BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch,
-                               const BatchSearchOptions& options = {});
+BatchSearchResult search_batch(const std::function<Probe(int)>& try_batch, const BatchSearchOptions& options = {});
 
 // CPU stand-in for a device memory limit: a probe fits when its peak is within the budget.
 // budget <= 0 means no budget (always fits).

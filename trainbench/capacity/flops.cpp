@@ -16,8 +16,7 @@ double linear_forward(const LinearLayer& l) {
   require_non_negative(l.in, "Linear.in");
   require_non_negative(l.out, "Linear.out");
   require_non_negative(l.rows_per_sample, "Linear.rows_per_sample");
-  return 2.0 * static_cast<double>(l.in) * static_cast<double>(l.out) *
-         static_cast<double>(l.rows_per_sample);
+  return 2.0 * static_cast<double>(l.in) * static_cast<double>(l.out) * static_cast<double>(l.rows_per_sample);
 }
 
 double conv2d_forward(const Conv2dLayer& c) {
@@ -28,8 +27,8 @@ double conv2d_forward(const Conv2dLayer& c) {
   require_non_negative(c.out_h, "Conv2d.out_h");
   require_non_negative(c.out_w, "Conv2d.out_w");
   return 2.0 * static_cast<double>(c.in_channels / c.groups) * static_cast<double>(c.kernel_h) *
-         static_cast<double>(c.kernel_w) * static_cast<double>(c.out_channels) *
-         static_cast<double>(c.out_h) * static_cast<double>(c.out_w);
+         static_cast<double>(c.kernel_w) * static_cast<double>(c.out_channels) * static_cast<double>(c.out_h) *
+         static_cast<double>(c.out_w);
 }
 
 double attention_forward(const AttentionLayer& a) {

@@ -5,8 +5,7 @@
 
 namespace tb::capacity {
 
-std::optional<MemoryFit> fit_memory(const std::vector<std::pair<int, std::int64_t>>& batch_peak,
-                                    std::string* why) {
+std::optional<MemoryFit> fit_memory(const std::vector<std::pair<int, std::int64_t>>& batch_peak, std::string* why) {
   auto fail = [why](const char* reason) -> std::optional<MemoryFit> {
     if (why) *why = reason;
     return std::nullopt;
@@ -49,9 +48,7 @@ std::optional<MemoryFit> fit_memory(const std::vector<Probe>& probes, std::strin
   return fit_memory(points, why);
 }
 
-double predict_peak_bytes(const MemoryFit& fit, int batch) {
-  return fit.fixed_bytes + fit.per_sample_bytes * batch;
-}
+double predict_peak_bytes(const MemoryFit& fit, int batch) { return fit.fixed_bytes + fit.per_sample_bytes * batch; }
 
 int predict_max_batch(const MemoryFit& fit, std::int64_t memory_bytes) {
   if (!(fit.per_sample_bytes > 0)) return -1;
@@ -59,14 +56,13 @@ int predict_max_batch(const MemoryFit& fit, std::int64_t memory_bytes) {
   if (room < fit.per_sample_bytes) return 0;
   // A tiny relative epsilon so an exactly-fitting batch is not lost to rounding.
   const double batches = std::floor(room / fit.per_sample_bytes * (1 + 1e-12));
-  return batches >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
-                                                    : static_cast<int>(batches);
+  return batches >= std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(batches);
 }
 
-MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision,
-                                const MemoryFit& fit, std::int64_t memory_bytes) {
-  return MemoryFitEntry{model,    precision,    fit.fixed_bytes, fit.per_sample_bytes,
-                        fit.r2,   fit.points,   memory_bytes,    predict_max_batch(fit, memory_bytes)};
+MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision, const MemoryFit& fit,
+                                std::int64_t memory_bytes) {
+  return MemoryFitEntry{model,  precision,  fit.fixed_bytes, fit.per_sample_bytes,
+                        fit.r2, fit.points, memory_bytes,    predict_max_batch(fit, memory_bytes)};
 }
 
 }  // namespace tb::capacity

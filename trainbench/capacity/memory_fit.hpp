@@ -35,7 +35,7 @@ int predict_max_batch(const MemoryFit& fit, std::int64_t memory_bytes);
 double predict_peak_bytes(const MemoryFit& fit, int batch);
 
 // The fit as results.json's run capacity section keeps it, with its prediction for memory_bytes.
-MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision,
-                                const MemoryFit& fit, std::int64_t memory_bytes);
+MemoryFitEntry memory_fit_entry(const std::string& model, const std::string& precision, const MemoryFit& fit,
+                                std::int64_t memory_bytes);
 
 }  // namespace tb::capacity

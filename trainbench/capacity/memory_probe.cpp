@@ -60,8 +60,7 @@ void PeakRssProbe::start_sampler() {
 
 void PeakRssProbe::raise_sampled_peak(std::int64_t now) const {
   std::int64_t seen = sampled_peak_.load();
-  while (now > seen && !sampled_peak_.compare_exchange_weak(seen, now)) {
-  }
+  while (now > seen && !sampled_peak_.compare_exchange_weak(seen, now)) {}
 }
 
 std::int64_t PeakRssProbe::peak_rss_bytes() const {

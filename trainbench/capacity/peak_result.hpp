@@ -11,7 +11,7 @@ namespace tb::capacity {
 // One matrix size of the sweep: the rates of its timed blocks (one block = a group of
 // back-to-back matmuls, timed as a whole).
 struct PeakSizeResult {
-  int n = 0;                     // square matrix size
+  int n = 0;                      // square matrix size
   double median_flops_per_s = 0;  // median over the blocks
   double min_flops_per_s = 0;     // slowest block
   double max_flops_per_s = 0;     // fastest block
@@ -20,12 +20,12 @@ struct PeakSizeResult {
 };
 
 struct PeakResult {
-  double flops_per_s = 0;  // the best size's median block rate: 2 n^3 / median_s
-  int n = 0;               // that size
-  std::string dtype;       // "float32", "tf32", "bfloat16", "float16"
-  std::string device;      // "cpu" or "cuda"
-  double median_s = 0;     // median time of one n x n matmul at the best size
-  int samples = 0;         // timed blocks behind that median
+  double flops_per_s = 0;      // the best size's median block rate: 2 n^3 / median_s
+  int n = 0;                   // that size
+  std::string dtype;           // "float32", "tf32", "bfloat16", "float16"
+  std::string device;          // "cpu" or "cuda"
+  double median_s = 0;         // median time of one n x n matmul at the best size
+  int samples = 0;             // timed blocks behind that median
   int matmuls_per_sample = 1;  // matmuls per timed block at the best size
   int threads = 0;             // intra-op threads (at::get_num_threads) during the measurement
   // Spread of the best size's blocks: min/max rate and (max - min) / median.

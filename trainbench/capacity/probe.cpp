@@ -3,10 +3,8 @@
 namespace tb::capacity {
 
 void to_json(nlohmann::json& j, const Probe& p) {
-  j = nlohmann::json{{"batch", p.batch},
-                     {"fits", p.fits},
-                     {"samples_per_s", p.samples_per_s},
-                     {"peak_bytes", p.peak_bytes}};
+  j = nlohmann::json{
+      {"batch", p.batch}, {"fits", p.fits}, {"samples_per_s", p.samples_per_s}, {"peak_bytes", p.peak_bytes}};
   if (!p.note.empty()) j["note"] = p.note;
 }
 

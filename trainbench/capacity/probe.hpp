@@ -11,9 +11,9 @@ namespace tb::capacity {
 struct Probe {
   int batch = 0;
   bool fits = false;
-  double samples_per_s = 0;   // only meaningful when fits
+  double samples_per_s = 0;     // only meaningful when fits
   std::int64_t peak_bytes = 0;  // peak memory of the probe (device allocator or RSS), 0 unknown
-  std::string note;           // e.g. "CUDA out of memory", "over budget 4.00 GiB", exception text
+  std::string note;             // e.g. "CUDA out of memory", "over budget 4.00 GiB", exception text
 };
 
 void to_json(nlohmann::json& j, const Probe& p);

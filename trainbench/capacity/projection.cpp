@@ -18,8 +18,8 @@ TargetSpec parse_target(const std::string& text, const std::string& field_for_er
                  "expected '<number> samples|tokens|epochs', got '", text, "'");
   char* end = nullptr;
   const double amount = std::strtod(number.c_str(), &end);
-  TB_CHECK_INPUT(end && *end == '\0' && std::isfinite(amount) && amount > 0, "command line",
-                 field_for_errors, "expected a positive number, got '", number, "'");
+  TB_CHECK_INPUT(end && *end == '\0' && std::isfinite(amount) && amount > 0, "command line", field_for_errors,
+                 "expected a positive number, got '", number, "'");
   TargetSpec spec;
   spec.amount = amount;
   if (unit.empty() || unit == "samples" || unit == "sample") spec.unit = TargetSpec::Unit::samples;
@@ -34,8 +34,7 @@ TargetSpec parse_target(const std::string& text, const std::string& field_for_er
 double target_samples(const TargetSpec& target, double tokens_per_sample, std::int64_t dataset_size,
                       const std::string& field_for_errors) {
   switch (target.unit) {
-    case TargetSpec::Unit::samples:
-      return std::ceil(target.amount);
+    case TargetSpec::Unit::samples: return std::ceil(target.amount);
     case TargetSpec::Unit::tokens:
       TB_CHECK_INPUT(tokens_per_sample > 0, "command line", field_for_errors,
                      "a token target needs a model with tokens per sample (a language model)");
@@ -91,9 +90,12 @@ Projection project(double target_samples, const Distribution& step_time_s, int e
 }
 
 void to_json(nlohmann::json& j, const Projection& p) {
-  j = nlohmann::json{{"target_samples", p.target_samples}, {"steps", p.steps},
-                     {"time_s", p.time_s},                 {"ci_low_s", p.ci_low_s},
-                     {"ci_high_s", p.ci_high_s},           {"device_hours", p.device_hours},
+  j = nlohmann::json{{"target_samples", p.target_samples},
+                     {"steps", p.steps},
+                     {"time_s", p.time_s},
+                     {"ci_low_s", p.ci_low_s},
+                     {"ci_high_s", p.ci_high_s},
+                     {"device_hours", p.device_hours},
                      {"num_devices", p.num_devices}};
   // Each optional on its own: a section read back from an edited file may hold a cost without
   // its price, and dereferencing the missing one would write garbage.

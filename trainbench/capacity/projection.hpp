@@ -42,8 +42,8 @@ struct ProjectionOptions {
 
 struct Projection {
   double target_samples = 0;
-  std::int64_t steps = 0;  // ceil(target_samples / effective_batch)
-  double time_s = 0;       // steps * median step time
+  std::int64_t steps = 0;              // ceil(target_samples / effective_batch)
+  double time_s = 0;                   // steps * median step time
   double ci_low_s = 0, ci_high_s = 0;  // steps * the median's 95% interval
   double device_hours = 0;             // time_s * num_devices / 3600
   int num_devices = 1;
@@ -55,7 +55,7 @@ struct Projection {
   // num_devices * time_s; "" when neither was given.
   std::string energy_basis;
   std::optional<double> joules_per_step;
-  std::optional<double> energy_kwh;                    // energy_joules / 3.6e6
+  std::optional<double> energy_kwh;                  // energy_joules / 3.6e6
   std::optional<double> price_per_kwh, energy_cost;  // energy_kwh * price_per_kwh
 };
 

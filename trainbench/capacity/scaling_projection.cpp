@@ -30,8 +30,7 @@ double scaling_efficiency(double samples_per_s, int world_size, double reference
 }
 
 std::optional<ProjectedPoint> project_step(const StepModel& model, int world_size) {
-  if (!(model.compute_s > 0) || model.calibrated_global_batch <= 0 || model.calibrated_world_size < 1 ||
-      world_size < 1)
+  if (!(model.compute_s > 0) || model.calibrated_global_batch <= 0 || model.calibrated_world_size < 1 || world_size < 1)
     throw std::invalid_argument("project_step: compute time, global batch and world sizes must be positive");
   const double n = world_size, n_m = model.calibrated_world_size;
   ProjectedPoint p;

@@ -38,12 +38,12 @@ double scaling_efficiency(double samples_per_s, int world_size, double reference
 
 // What the model is calibrated on: one measured data-parallel scenario.
 struct StepModel {
-  bool strong = false;            // fixed global batch (else fixed per-rank batch)
-  int calibrated_world_size = 2;  // n_m
+  bool strong = false;                       // fixed global batch (else fixed per-rank batch)
+  int calibrated_world_size = 2;             // n_m
   std::int64_t calibrated_global_batch = 0;  // samples per step over every rank at n_m
-  double compute_s = 0;           // slowest rank's step less its exposed communication, at n_m
+  double compute_s = 0;                      // slowest rank's step less its exposed communication, at n_m
   double gradient_bytes = 0;
-  double overlap_s = 0;           // all-reduce time backward hid at n_m
+  double overlap_s = 0;  // all-reduce time backward hid at n_m
   CommModel comm;
 };
 
@@ -51,10 +51,10 @@ struct ProjectedPoint {
   int world_size = 1;
   double global_batch = 0;
   double compute_s = 0;
-  double allreduce_s = 0;      // t(n, gradient_bytes)
-  double exposed_comm_s = 0;   // max(0, allreduce_s - overlap)
-  double step_s = 0;           // compute_s + exposed_comm_s
-  double samples_per_s = 0;    // global_batch / step_s
+  double allreduce_s = 0;     // t(n, gradient_bytes)
+  double exposed_comm_s = 0;  // max(0, allreduce_s - overlap)
+  double step_s = 0;          // compute_s + exposed_comm_s
+  double samples_per_s = 0;   // global_batch / step_s
   std::optional<double> efficiency;
 };
 

@@ -44,9 +44,8 @@ struct PeakFlops {
 std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision);
 
 // The measured peak when there is one (> 0), else the datasheet fallback, else std::nullopt.
-std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
-                                     const std::string& device_name, Precision precision,
-                                     const std::string& measured_detail = "");
+std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s, const std::string& device_name,
+                                     Precision precision, const std::string& measured_detail = "");
 
 // A scenario's capacity section: achieved FLOP/s, and when a peak is known the peak, its source
 // and the MFU, with mfu_error set when the MFU is above 1 (the MFU is kept for diagnosis).

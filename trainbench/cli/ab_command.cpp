@@ -75,8 +75,8 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
   for (const auto* bin : {&a.old_bin, &a.new_bin}) {
     const char* option = bin == &a.old_bin ? "--old" : "--new";
     TB_CHECK_INPUT(!bin->empty(), "command line", option, "is required (a trainbench executable)");
-    TB_CHECK_INPUT(fs::is_regular_file(*bin) && ::access(bin->c_str(), X_OK) == 0, "command line",
-                   option, "'", *bin, "' is not an executable file");
+    TB_CHECK_INPUT(fs::is_regular_file(*bin) && ::access(bin->c_str(), X_OK) == 0, "command line", option, "'", *bin,
+                   "' is not an executable file");
   }
   return a;
 }
@@ -117,22 +117,20 @@ PairedWorkersOptions paired_options(const AbArgs& a, const AbSession& session) {
 // Both builds measured side by side, on the schedule every executor runs (schedule.hpp); each
 // round's progress on `out`. Throws PairedSessionError when a worker refused or crashed.
 std::array<std::vector<std::string>, 2> measure_side_by_side(const AbArgs& a, const AbSession& session,
-                                                           std::ostream& out) {
+                                                             std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   PairedWorkerSet pair(paired_options(a, session));
   const StoppingRule rule = pair.stopping_rule();
   out << "trainbench ab: " << a.matrix << " (" << pair.size() << " scenarios, " << rule.rounds << " rounds, "
       << (a.rounds_per_process == 0 ? std::string("one worker pair")
-                                    : "a fresh worker pair every " + std::to_string(a.rounds_per_process) +
-                                          " round(s)")
-      << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in " << session.out_dir
-      << '\n';
+                                    : "a fresh worker pair every " + std::to_string(a.rounds_per_process) + " round(s)")
+      << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in " << session.out_dir << '\n';
   ScheduleHooks hooks;
   hooks.checkpoint = [&] { pair.save(); };
   hooks.round_finished = [&](int round, const std::vector<std::size_t>&) {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)")
-        << " done, " << static_cast<int>(seconds) << " s\n"
+    out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)") << " done, "
+        << static_cast<int>(seconds) << " s\n"
         << std::flush;
   };
   Schedule(rule, pair.plan().seed).run(pair, hooks);
@@ -216,57 +214,57 @@ const Command& ab_command() {
        .summary = "two builds measured side by side, round by round: a paired comparison that the\n"
                   "machine's drift between runs cannot fake (the gate to use on a shared machine)",
        .synopses = {"MATRIX --old BIN --new BIN [options]"},
-       .description = 
+       .description =
            "Measures two trainbench builds side by side on one machine and compares them. Both builds run\n"
            "MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one\n"
            "segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a\n"
            "fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over\n"
            "rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out\n"
-           "and the difference between two processes of one build is inside the interval. Results: DIR/old/results.json,\n"
+           "and the difference between two processes of one build is inside the interval. Results: "
+           "DIR/old/results.json,\n"
            "DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same\n"
            "paired comparison again).\n",
        .positionals = {{"MATRIX", "the scenario matrix both builds run"}},
-       .options = {
-           {"--old", "BIN", "the OLD trainbench executable"},
-           {"--new", "BIN", "the NEW trainbench executable (the same path twice is an A/A test)"},
-           {"--out", "DIR", "where results go (default results/ab-<time>-<pid>)"},
-           {"--set", "PATH=JSON", "matrix override for both sides", true},
-           {"--old-set", "PATH=JSON", "override for OLD only", true},
-           {"--new-set", "PATH=JSON",
-            "override for NEW only (e.g. a planted slowdown:\n"
-            "--new-set test_delay_ms=2.5). Both sides must still expand\n"
-            "to the same scenarios", true},
-           {"--rounds-per-process", "N",
-            "start a fresh pair of workers every N rounds (default 1); 0 keeps\n"
-            "one pair for the whole session. Two processes of one build differ\n"
-            "by themselves (memory layout, CPU placement: up to 13% on this\n"
-            "project's VM), so with one pair that difference would pass for the\n"
-            "builds'; fresh pairs put it inside the paired interval. Each side's\n"
-            "processes are merged into one results.json (segments from all)"},
-           {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
-           {"--fail-on-regression", "PCT",
-            "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
-            "PCT percent (even the optimistic end of its family-wise paired\n"
-            "interval), or ok in OLD and broken in NEW; exit 4 when contended or\n"
-            "when a scenario has no interval (fewer than 3 rounds)"},
-           {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
-           {"--aa", "",
-            "OLD and NEW are the same build: write each scenario's noise floor\n"
-            "(observed |change|) to --noise-out (default DIR/noise-floor.json);\n"
-            "refused (exit 2) beyond 50% or when contended"},
-           {"--noise", "FILE",
-            "a noise floor from an A/A session (or `compare --aa`): raises each\n"
-            "scenario's gate threshold to at least the change A/A showed. Two\n"
-            "worker processes of one build differ by a few percent by themselves\n"
-            "(memory layout, CPU placement); a paired interval cannot see that"},
-           {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
-           {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
-           {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"}},
-       .epilogue =
-           "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
-           "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
-           "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"
-           "not be written\n"},
+       .options = {{"--old", "BIN", "the OLD trainbench executable"},
+                   {"--new", "BIN", "the NEW trainbench executable (the same path twice is an A/A test)"},
+                   {"--out", "DIR", "where results go (default results/ab-<time>-<pid>)"},
+                   {"--set", "PATH=JSON", "matrix override for both sides", true},
+                   {"--old-set", "PATH=JSON", "override for OLD only", true},
+                   {"--new-set", "PATH=JSON",
+                    "override for NEW only (e.g. a planted slowdown:\n"
+                    "--new-set test_delay_ms=2.5). Both sides must still expand\n"
+                    "to the same scenarios",
+                    true},
+                   {"--rounds-per-process", "N",
+                    "start a fresh pair of workers every N rounds (default 1); 0 keeps\n"
+                    "one pair for the whole session. Two processes of one build differ\n"
+                    "by themselves (memory layout, CPU placement: up to 13% on this\n"
+                    "project's VM), so with one pair that difference would pass for the\n"
+                    "builds'; fresh pairs put it inside the paired interval. Each side's\n"
+                    "processes are merged into one results.json (segments from all)"},
+                   {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
+                   {"--fail-on-regression", "PCT",
+                    "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
+                    "PCT percent (even the optimistic end of its family-wise paired\n"
+                    "interval), or ok in OLD and broken in NEW; exit 4 when contended or\n"
+                    "when a scenario has no interval (fewer than 3 rounds)"},
+                   {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
+                   {"--aa", "",
+                    "OLD and NEW are the same build: write each scenario's noise floor\n"
+                    "(observed |change|) to --noise-out (default DIR/noise-floor.json);\n"
+                    "refused (exit 2) beyond 50% or when contended"},
+                   {"--noise", "FILE",
+                    "a noise floor from an A/A session (or `compare --aa`): raises each\n"
+                    "scenario's gate threshold to at least the change A/A showed. Two\n"
+                    "worker processes of one build differ by a few percent by themselves\n"
+                    "(memory layout, CPU placement); a paired interval cannot see that"},
+                   {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
+                   {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
+                   {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"}},
+       .epilogue = "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
+                   "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
+                   "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"
+                   "not be written\n"},
       ab};
   return command;
 }

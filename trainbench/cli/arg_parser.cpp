@@ -41,10 +41,9 @@ std::string indent_continuations(const std::string& text, std::size_t indent) {
 }  // namespace
 
 const Option* CommandSpec::find(const std::string& option) const {
-  const auto it = std::find_if(options.begin(), options.end(),
-                               [&](const Option& o) {
-                                 return o.name == option || (!o.short_name.empty() && o.short_name == option);
-                               });
+  const auto it = std::find_if(options.begin(), options.end(), [&](const Option& o) {
+    return o.name == option || (!o.short_name.empty() && o.short_name == option);
+  });
   return it == options.end() ? nullptr : &*it;
 }
 
@@ -94,8 +93,7 @@ ParsedArgs parse_arguments(const CommandSpec& spec, const std::vector<std::strin
     if (!looks_like_option(token)) {
       TB_CHECK_INPUT(parsed.positionals_.size() < spec.positionals.size() ||
                          (spec.last_positional_repeats && !spec.positionals.empty()),
-                     kWhere, token,
-                     "unexpected argument (", positional_names(spec), ")");
+                     kWhere, token, "unexpected argument (", positional_names(spec), ")");
       parsed.positionals_.push_back(token);
       continue;
     }

@@ -26,15 +26,15 @@ struct Positional {
 };
 
 struct CommandSpec {
-  std::string name;                   // "run"
-  std::string summary;                // one line, for `trainbench --help`
-  std::vector<std::string> synopses;  // "[MATRIX] [options]": usage lines after the name
-  std::string description;            // paragraphs shown by `trainbench <name> --help`
-  std::vector<Positional> positionals;  // at most this many are accepted, unless:
+  std::string name;                      // "run"
+  std::string summary;                   // one line, for `trainbench --help`
+  std::vector<std::string> synopses;     // "[MATRIX] [options]": usage lines after the name
+  std::string description;               // paragraphs shown by `trainbench <name> --help`
+  std::vector<Positional> positionals;   // at most this many are accepted, unless:
   bool last_positional_repeats = false;  // the last one takes any number of values (merge DIR...)
-  std::vector<Option> options;          // -h/--help is implied
-  std::string epilogue;               // e.g. the exit codes, after the options
-  bool hidden = false;                // left out of `trainbench --help` (worker)
+  std::vector<Option> options;           // -h/--help is implied
+  std::string epilogue;                  // e.g. the exit codes, after the options
+  bool hidden = false;                   // left out of `trainbench --help` (worker)
 
   // The option named `name` (its long or its short name), nullptr when there is none.
   const Option* find(const std::string& name) const;

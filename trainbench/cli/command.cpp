@@ -5,7 +5,7 @@
 namespace tb::cli {
 
 int execute_command(const Command& command, const std::vector<std::string>& args, std::ostream& out,
-                std::ostream& err) {
+                    std::ostream& err) {
   try {
     const ParsedArgs parsed = parse_arguments(command.spec, args);
     if (parsed.help()) {

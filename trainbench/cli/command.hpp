@@ -22,7 +22,6 @@ struct Command {
 // the usage (exit 0); a bad command line, or an InputError from the command, is
 // "trainbench NAME: <file>: <field>: <why>" on `err` (exit 2). OutputError passes through: main
 // names the file and exits 5.
-int execute_command(const Command& command, const std::vector<std::string>& args, std::ostream& out,
-                    std::ostream& err);
+int execute_command(const Command& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tb::cli

@@ -7,12 +7,12 @@
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/cli/comparison_report.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/history_option.hpp>
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/cli/trace_changes.hpp>
 #include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
-#include <trainbench/cli/history_option.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -48,7 +48,7 @@ struct Loaded {
   RunResult old_run, new_run;
   std::string new_location;  // path of NEW, or "" when it came from the history
   std::string old_location;
-  std::string chosen;        // which run --against picked, said to the user
+  std::string chosen;  // which run --against picked, said to the user
 };
 
 bool same_matrix(const RunResult& a, const RunResult& b) {
@@ -60,11 +60,10 @@ bool same_matrix(const RunResult& a, const RunResult& b) {
 // OLD for `--against REF`, never NEW itself: an exact run id; "last", the newest earlier run of
 // the same matrix (name and content) on the same hardware; or a git revision prefix, the newest
 // run of that revision with the same matrix.
-std::optional<RunResult> resolve_against(const History& history, const std::string& ref,
-                                         const RunResult& new_run, const std::string& db) {
+std::optional<RunResult> resolve_against(const History& history, const std::string& ref, const RunResult& new_run,
+                                         const std::string& db) {
   if (ref != "last" && history.find(ref) && history.find(ref)->run_id == ref) {
-    TB_CHECK_INPUT(ref != new_run.run_id, db, "--against",
-                   "run '", ref, "' is NEW itself; name an earlier run");
+    TB_CHECK_INPUT(ref != new_run.run_id, db, "--against", "run '", ref, "' is NEW itself; name an earlier run");
     return history.find(ref);
   }
   const std::string new_started = new_run.environment.value("started_at", std::string());
@@ -86,8 +85,8 @@ std::optional<RunResult> resolve_against(const History& history, const std::stri
 Loaded load_runs(const Args& a) {
   Loaded l;
   if (a.against.empty()) {
-    TB_CHECK_INPUT(a.positional.size() == 2, "command line", "", "expected OLD and NEW, got ",
-                   a.positional.size(), " path(s); see --help");
+    TB_CHECK_INPUT(a.positional.size() == 2, "command line", "", "expected OLD and NEW, got ", a.positional.size(),
+                   " path(s); see --help");
     l.old_run = load_results(a.positional[0]);
     l.new_run = load_results(a.positional[1]);
     l.old_location = a.positional[0];
@@ -107,9 +106,10 @@ Loaded load_runs(const Args& a) {
     l.new_location = a.positional[0];
   }
   std::optional<RunResult> old_run = resolve_against(history, a.against, l.new_run, a.db);
-  TB_CHECK_INPUT(old_run.has_value(), a.db, "--against",
-                 "no earlier run of matrix '", l.new_run.matrix_name, "' (same content, same "
-                 "hardware) matches '", a.against, "' (NEW is run '", l.new_run.run_id, "')");
+  TB_CHECK_INPUT(old_run.has_value(), a.db, "--against", "no earlier run of matrix '", l.new_run.matrix_name,
+                 "' (same content, same "
+                 "hardware) matches '",
+                 a.against, "' (NEW is run '", l.new_run.run_id, "')");
   l.chosen = "against: run " + old_run->run_id + " (matrix '" + old_run->matrix_name + "', " +
              old_run->environment.value("started_at", std::string("time unknown")) + ", git " +
              old_run->environment.value("git_revision", std::string("unknown")).substr(0, 12) + ")";
@@ -147,9 +147,9 @@ int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
     print_trace_changes(c, runs.old_run, runs.old_location, runs.new_run, runs.new_location, 5, out);
     if (!a.json_out.empty()) write_file_durably(a.json_out, nlohmann::json(c).dump(2) + '\n');
     if (c.compared == 0) {
-      err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('"
-          << c.old_run_id << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id
-          << "' matrix '" << runs.new_run.matrix_name << "')\n";
+      err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('" << c.old_run_id
+          << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id << "' matrix '"
+          << runs.new_run.matrix_name << "')\n";
       if (c.broken) return as_int(ExitCode::failure);  // NEW broke what OLD measured: that is a failure
       return as_int(ExitCode::bad_input);
     }
@@ -213,47 +213,45 @@ const Command& compare_command() {
        .description = compare_description(),
        .positionals = {{"OLD", "results directory or results.json (not with --against)"},
                        {"NEW", "results directory or results.json"}},
-       .options =
-           {{"--fail-on-regression", "PCT",
-             "the CI gate. Exit 1 when some scenario is slower by more than PCT\n"
-             "percent beyond its noise (even the optimistic end of its speedup\n"
-             "interval is below 1 - PCT/100, and below its A/A noise floor with\n"
-             "--noise), or when a scenario that was ok in OLD is failed, oom,\n"
-             "diverged, skipped or missing in NEW. Exit 4 when the gate refuses\n"
-             "to judge: a scenario was contended (machine loaded) in either run,\n"
-             "or has no interval (fewer than 3 measured segments, \"not judged\")"},
-            {"--allow-broken", "", "with the gate: list failed/missing scenarios but do not fail on them"},
-            {"--noise", "FILE",
-             "A/A noise floor written by --aa; raises each scenario's threshold\n"
-             "to at least the change an A/A pair showed"},
-            {"--aa", "",
-             "OLD and NEW are the same build measured twice: write each\n"
-             "scenario's noise floor (observed |change|, interval width);\n"
-             "refused (exit 2) when a change exceeds 50% or a run was contended"},
-            {"--noise-out", "PATH", "where --aa writes (default: noise-floor.json next to NEW)"},
-            {"--allow-env-mismatch", "",
-             "compare runs measured on different hardware (CPU model, device,\n"
-             "GPU names and count)"},
-            {"--against", "REF",
-             "take OLD from the history database: \"last\" (the newest earlier run\n"
-             "of the same matrix, name and content, on the same hardware), a run\n"
-             "id, or a git revision prefix (the newest run of that revision with\n"
-             "the same matrix); never NEW itself. NEW defaults to the newest\n"
-             "recorded run"},
-            history_path_option(),
-            history_db_alias_option(),
-            {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
-            {"--json", "PATH", "also write the comparison as JSON"}},
-       .epilogue =
-           "exit codes:\n"
-           "  0  no regression (or no gate requested)\n"
-           "  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW\n"
-           "  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,\n"
-           "     implausible A/A noise)\n"
-           "  3  environments differ (refused; see --allow-env-mismatch)\n"
-           "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW, or has no\n"
-           "     interval (fewer than 3 measured segments)\n"
-           "  5  an output (--json, --noise-out) could not be written; the previous file is kept\n"},
+       .options = {{"--fail-on-regression", "PCT",
+                    "the CI gate. Exit 1 when some scenario is slower by more than PCT\n"
+                    "percent beyond its noise (even the optimistic end of its speedup\n"
+                    "interval is below 1 - PCT/100, and below its A/A noise floor with\n"
+                    "--noise), or when a scenario that was ok in OLD is failed, oom,\n"
+                    "diverged, skipped or missing in NEW. Exit 4 when the gate refuses\n"
+                    "to judge: a scenario was contended (machine loaded) in either run,\n"
+                    "or has no interval (fewer than 3 measured segments, \"not judged\")"},
+                   {"--allow-broken", "", "with the gate: list failed/missing scenarios but do not fail on them"},
+                   {"--noise", "FILE",
+                    "A/A noise floor written by --aa; raises each scenario's threshold\n"
+                    "to at least the change an A/A pair showed"},
+                   {"--aa", "",
+                    "OLD and NEW are the same build measured twice: write each\n"
+                    "scenario's noise floor (observed |change|, interval width);\n"
+                    "refused (exit 2) when a change exceeds 50% or a run was contended"},
+                   {"--noise-out", "PATH", "where --aa writes (default: noise-floor.json next to NEW)"},
+                   {"--allow-env-mismatch", "",
+                    "compare runs measured on different hardware (CPU model, device,\n"
+                    "GPU names and count)"},
+                   {"--against", "REF",
+                    "take OLD from the history database: \"last\" (the newest earlier run\n"
+                    "of the same matrix, name and content, on the same hardware), a run\n"
+                    "id, or a git revision prefix (the newest run of that revision with\n"
+                    "the same matrix); never NEW itself. NEW defaults to the newest\n"
+                    "recorded run"},
+                   history_path_option(),
+                   history_db_alias_option(),
+                   {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
+                   {"--json", "PATH", "also write the comparison as JSON"}},
+       .epilogue = "exit codes:\n"
+                   "  0  no regression (or no gate requested)\n"
+                   "  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW\n"
+                   "  2  usage or input error (bad option, unreadable or malformed results file, nothing comparable,\n"
+                   "     implausible A/A noise)\n"
+                   "  3  environments differ (refused; see --allow-env-mismatch)\n"
+                   "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW, or has no\n"
+                   "     interval (fewer than 3 measured segments)\n"
+                   "  5  an output (--json, --noise-out) could not be written; the previous file is kept\n"},
       compare};
   return command;
 }

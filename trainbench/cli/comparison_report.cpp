@@ -87,9 +87,8 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   }
   write_text_table(out, table, {.align_titles = true});
   out << '\n'
-      << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0]
-      << " faster, " << counts[1] << " slower, " << counts[2] << " same, " << counts[3]
-      << " noisy";
+      << counts[0] + counts[1] + counts[2] + counts[3] << " compared: " << counts[0] << " faster, " << counts[1]
+      << " slower, " << counts[2] << " same, " << counts[3] << " noisy";
   if (c.geomean_speedup) out << "; geomean speedup " << ratio_cell(*c.geomean_speedup);
   out << '\n';
   // Several workloads: a geomean each, never one over different models.
@@ -124,13 +123,11 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
   broken += static_cast<int>(c.missing_in_new.size());
   if (broken > 0)
-    out << "broken: " << broken
-        << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
+    out << "broken: " << broken << " scenario(s) ok in old are failed, oom, diverged, skipped or missing in new\n";
 }
 
-void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
-                          const std::string& old_location, const std::string& new_location,
-                          const std::string& path) {
+void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run, const std::string& old_location,
+                          const std::string& new_location, const std::string& path) {
   NoiseFloor floor = make_noise_floor(aa);
   floor.source["old_path"] = old_location;
   floor.source["new_path"] = new_location;
@@ -143,14 +140,16 @@ void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
 
 int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream& err) {
   if (c.broken) {
-    err << who << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "
-                  "the table; --allow-broken to accept)\n";
+    err << who
+        << ": gate failed: scenarios that were ok in OLD are broken or missing in NEW (see "
+           "the table; --allow-broken to accept)\n";
     return as_int(ExitCode::failure);
   }
   if (c.regression) return as_int(ExitCode::failure);
   if (c.contended) {
-    err << who << ": gate refused: the machine was loaded while some scenarios were measured "
-                  "(CONTENDED rows); re-run on a quiet machine\n";
+    err << who
+        << ": gate refused: the machine was loaded while some scenarios were measured "
+           "(CONTENDED rows); re-run on a quiet machine\n";
     return as_int(ExitCode::contended);
   }
   if (!c.unjudged.empty()) {

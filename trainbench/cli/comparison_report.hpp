@@ -15,9 +15,8 @@ void print_comparison_table(const RunComparison& c, std::ostream& out);
 
 // `compare --aa` / `ab --aa`: the noise floor of an A/A comparison (make_noise_floor: throws
 // ImplausibleNoise), with where it came from, saved to `path`.
-void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run,
-                          const std::string& old_location, const std::string& new_location,
-                          const std::string& path);
+void write_aa_noise_floor(const RunComparison& aa, const RunResult& new_run, const std::string& old_location,
+                          const std::string& new_location, const std::string& path);
 
 // The gate's answer for `c` (compared at least one scenario): broken or regression -> 1,
 // contended -> 4, else 0. Says why on `err`, prefixed with `who` ("trainbench compare").

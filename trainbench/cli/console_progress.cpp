@@ -48,10 +48,9 @@ std::string scenario_detail(const ScenarioResult& r) {
   std::snprintf(text, sizeof text, "median %.2f ms/step, ", t.median * 1e3);
   std::string line = text;
   if (t.has_interval() && t.median > 0)
-    std::snprintf(text, sizeof text, "95%% interval [%.2f, %.2f] ms (±%.1f%%, %s)", t.ci_low * 1e3,
-                  t.ci_high * 1e3, (t.ci_high - t.ci_low) / 2 / t.median * 100, t.ci_method.c_str());
-  else
-    std::snprintf(text, sizeof text, "no 95%% interval");
+    std::snprintf(text, sizeof text, "95%% interval [%.2f, %.2f] ms (±%.1f%%, %s)", t.ci_low * 1e3, t.ci_high * 1e3,
+                  (t.ci_high - t.ci_low) / 2 / t.median * 100, t.ci_method.c_str());
+  else std::snprintf(text, sizeof text, "no 95%% interval");
   line += text;
   line += ", stop: " + (r.stop_reason.empty() ? std::string("-") : r.stop_reason);
   line += ", " + std::to_string(r.segments.size()) + (r.segments.size() == 1 ? " segment" : " segments");
@@ -69,14 +68,16 @@ std::string scenario_detail(const ScenarioResult& r) {
 ConsoleProgress::ConsoleProgress(std::ostream& out, bool colour, Detail detail)
     : out_(out), colour_(colour), detail_(detail) {}
 
-ConsoleProgress::ConsoleProgress(std::ostream& out, Detail detail) : ConsoleProgress(out, [&out] {
-  const char* no_colour = std::getenv("NO_COLOR");
-  return &out == &std::cout && isatty(STDOUT_FILENO) == 1 && (no_colour == nullptr || *no_colour == '\0');
-}(), detail) {}
+ConsoleProgress::ConsoleProgress(std::ostream& out, Detail detail)
+    : ConsoleProgress(
+          out,
+          [&out] {
+            const char* no_colour = std::getenv("NO_COLOR");
+            return &out == &std::cout && isatty(STDOUT_FILENO) == 1 && (no_colour == nullptr || *no_colour == '\0');
+          }(),
+          detail) {}
 
-double ConsoleProgress::elapsed_s() const {
-  return std::chrono::duration<double>(Clock::now() - start_).count();
-}
+double ConsoleProgress::elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 std::string ConsoleProgress::paint(std::string_view text, const char* ansi_colour) const {
   if (!colour_) return std::string(text);
@@ -88,20 +89,20 @@ void ConsoleProgress::run_started(const RunPlan& plan) {
   interleave_ = plan.interleave;
   const std::string where = plan.out_dir.empty() ? "(not saved)" : plan.out_dir;
   if (plan.resume)
-    out_ << "trainbench: resuming run " << plan.run_id << ": " << plan.to_measure << " of "
-         << plan.in_matrix << " scenarios to measure, results in " << where << "\n";
+    out_ << "trainbench: resuming run " << plan.run_id << ": " << plan.to_measure << " of " << plan.in_matrix
+         << " scenarios to measure, results in " << where << "\n";
   else
     out_ << "trainbench: matrix '" << plan.matrix << "' (" << plan.to_measure << " scenarios, "
          << (plan.shard.empty() ? "" : "shard " + plan.shard + " of " + std::to_string(plan.in_matrix) + ", ")
-         << plan.rounds << " rounds" << (plan.interleave ? ", interleaved" : "") << ") on "
-         << plan.device << ", results in " << where << "\n";
+         << plan.rounds << " rounds" << (plan.interleave ? ", interleaved" : "") << ") on " << plan.device
+         << ", results in " << where << "\n";
   out_.flush();
 }
 
 void ConsoleProgress::round_finished(int round, int planned, const std::vector<std::string>& still_going) {
   const double elapsed = elapsed_s();
-  out_ << "round " << round + 1 << (round < planned ? "/" + std::to_string(planned) : " (extra)")
-       << " done, " << static_cast<int>(elapsed) << " s";
+  out_ << "round " << round + 1 << (round < planned ? "/" + std::to_string(planned) : " (extra)") << " done, "
+       << static_cast<int>(elapsed) << " s";
   if (round + 1 < planned) out_ << ", ~" << format_duration(remaining_s(elapsed, round + 1, planned)) << " left";
   out_ << "\n";
   if (detail_ == Detail::verbose) {
@@ -117,8 +118,7 @@ void ConsoleProgress::round_finished(int round, int planned, const std::vector<s
 }
 
 void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, const ScenarioResult& r) {
-  out_ << "[" << done << "/" << total << "] " << r.id << " ... "
-       << paint(to_string(r.status), status_colour(r.status));
+  out_ << "[" << done << "/" << total << "] " << r.id << " ... " << paint(to_string(r.status), status_colour(r.status));
   if (has_step_times(r.status)) {
     char line[200];
     if (r.step_time_s.has_interval())
@@ -139,8 +139,7 @@ void ConsoleProgress::scenario_finished(std::size_t done, std::size_t total, con
          << format_duration(remaining_s(elapsed_s(), static_cast<double>(done), static_cast<double>(total)))
          << " left]";
   if (r.status == ScenarioStatus::diverged) out_ << "\n      " << r.message;
-  if (detail_ == Detail::verbose && has_step_times(r.status))
-    out_ << "\n      " << scenario_detail(r);
+  if (detail_ == Detail::verbose && has_step_times(r.status)) out_ << "\n      " << scenario_detail(r);
   out_ << "\n" << std::flush;
 }
 

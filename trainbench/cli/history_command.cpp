@@ -13,9 +13,9 @@
 #include <trainbench/reporters/history_html.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
-#include <trainbench/support/text_table.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/text_table.hpp>
 
 namespace tb::cli {
 
@@ -80,8 +80,7 @@ void print_runs(const History& h, int limit, std::ostream& out) {
 
 void print_trend(const History& h, const std::string& scenario, int limit, std::ostream& out) {
   const auto points = h.trend(scenario, limit);
-  TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario",
-                 "no recorded results for scenario '", scenario, "'");
+  TB_CHECK_INPUT(!points.empty(), h.path(), "--scenario", "no recorded results for scenario '", scenario, "'");
   TextTable table = run_table({"median ms", "95% CI ms", "samples/s"}, true);
   for (const auto& p : points) {
     if (p.status != "ok") {  // a note in place of the figures
@@ -94,19 +93,19 @@ void print_trend(const History& h, const std::string& scenario, int limit, std::
   }
   out << "scenario " << scenario << "\n\n";
   write_text_table(out, table, TextLayout{.align_titles = true});
-  out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points)
-      << '\n';
+  out << "\nstep time trend (oldest -> newest, higher = slower, x = not ok): " << sparkline(points) << '\n';
 }
 
 // Every scenario (of `matrix` when given, or just `scenario`) with its trend, on one page.
-void write_trend_page(const History& h, const std::string& file, const std::string& matrix,
-                      const std::string& scenario, int limit, std::ostream& out) {
+void write_trend_page(const History& h, const std::string& file, const std::string& matrix, const std::string& scenario,
+                      int limit, std::ostream& out) {
   std::vector<ScenarioTrend> trends;
   const auto ids = scenario.empty() ? h.scenario_ids(matrix) : std::vector<std::string>{scenario};
   for (const auto& id : ids) trends.push_back({id, h.trend(id, limit)});
-  TB_CHECK_INPUT(!trends.empty() && !trends.front().points.empty(), h.path(),
-                 scenario.empty() ? "--matrix" : "--scenario", "no recorded results",
-                 matrix.empty() && scenario.empty() ? std::string() : " for '" + (scenario.empty() ? matrix : scenario) + "'");
+  TB_CHECK_INPUT(
+      !trends.empty() && !trends.front().points.empty(), h.path(), scenario.empty() ? "--matrix" : "--scenario",
+      "no recorded results",
+      matrix.empty() && scenario.empty() ? std::string() : " for '" + (scenario.empty() ? matrix : scenario) + "'");
   std::ostringstream page;
   render_history_html(page, h.path(), trends, HtmlReporter().chartjs_path());
   write_file_durably(file, page.str());
@@ -124,13 +123,10 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (const auto v = args.value("--limit")) {
       try {
         limit = std::stoi(*v);
-      } catch (const std::exception&) {
-        limit = -1;
-      }
+      } catch (const std::exception&) { limit = -1; }
       TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", *v, "'");
     }
-    if (record.empty())
-      TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+    if (record.empty()) TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
     History history(db);
     if (!record.empty()) {
       const RunResult run = load_results(record);
@@ -161,11 +157,10 @@ const Command& history_command() {
        .synopses = {"[--history PATH] [--scenario ID] [--limit N]",
                     "[--history PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
                     "[--history PATH] --record RESULTS"},
-       .description =
-           "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
-           "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
-           "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
-           "of one matrix, or one scenario.\n",
+       .description = "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
+                      "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
+                      "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
+                      "of one matrix, or one scenario.\n",
        .positionals = {},
        .options = {history_path_option(),
                    history_db_alias_option(),

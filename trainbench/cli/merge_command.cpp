@@ -32,7 +32,7 @@ int merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const std::string out_dir = args.value_or("--out", "");
   TB_CHECK_INPUT(!out_dir.empty(), "command line", "--out", "needed: the folder for the merged results");
   const std::string format_list = args.value_or("--format", "");
-  const auto formats = format_list.empty()   ? default_report_formats()
+  const auto formats = format_list.empty()     ? default_report_formats()
                        : format_list == "none" ? std::vector<std::string>{}
                                                : parse_report_formats(format_list);
   MergeOptions options;
@@ -43,8 +43,8 @@ int merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   for (const auto& dir : dirs) {
     // Writing into a shard's folder would replace that shard's own results.json.
     const fs::path folder = fs::is_directory(dir) ? fs::path(dir) : fs::path(dir).parent_path();
-    TB_CHECK_INPUT(!same_place(folder, out_dir), "command line", "--out", out_dir,
-                   " holds the shard ", dir, ": give the merged results a folder of their own");
+    TB_CHECK_INPUT(!same_place(folder, out_dir), "command line", "--out", out_dir, " holds the shard ", dir,
+                   ": give the merged results a folder of their own");
     shards.push_back({dir, load_results(dir)});
   }
   MergedRun merged;
@@ -59,8 +59,8 @@ int merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   ensure_writable_dir(out_dir);
   const std::string results_path = (fs::path(out_dir) / "results.json").string();
   save_results(merged.run, results_path);
-  out << "merged " << dirs.size() << " shard" << (dirs.size() == 1 ? "" : "s") << ", "
-      << merged.run.scenarios.size() << " scenarios: " << results_path << "\n";
+  out << "merged " << dirs.size() << " shard" << (dirs.size() == 1 ? "" : "s") << ", " << merged.run.scenarios.size()
+      << " scenarios: " << results_path << "\n";
   for (const auto& path : write_reports(merged.run, out_dir, formats, out_dir)) out << "wrote " << path << "\n";
   if (const auto db = args.value("--history")) {
     History history(*db);
@@ -77,14 +77,13 @@ const Command& merge_command() {
       {.name = "merge",
        .summary = "combine the results of the shards of a matrix (run --shard i/n) into one run",
        .synopses = {"DIR... --out DIR [options]"},
-       .description =
-           "Reads DIR/results.json of every shard of one matrix (trainbench run MATRIX --shard i/n,\n"
-           "i = 0 .. n-1) and writes them as one run into --out: results.json and the reports,\n"
-           "the scenarios in the matrix's order, the baseline every shard recorded, speedups and\n"
-           "summary computed anew. Scenarios measured by different shards are compared as\n"
-           "independent measurements (never paired by round). Refused, naming the folder: a run\n"
-           "that is not a shard, shards of different matrices or shard counts, a shard given\n"
-           "twice or missing, shards measured in different environments (hardware, torch, build).\n",
+       .description = "Reads DIR/results.json of every shard of one matrix (trainbench run MATRIX --shard i/n,\n"
+                      "i = 0 .. n-1) and writes them as one run into --out: results.json and the reports,\n"
+                      "the scenarios in the matrix's order, the baseline every shard recorded, speedups and\n"
+                      "summary computed anew. Scenarios measured by different shards are compared as\n"
+                      "independent measurements (never paired by round). Refused, naming the folder: a run\n"
+                      "that is not a shard, shards of different matrices or shard counts, a shard given\n"
+                      "twice or missing, shards measured in different environments (hardware, torch, build).\n",
        .positionals = {{"DIR", "a shard's results folder (or its results.json); give every shard"}},
        .last_positional_repeats = true,
        .options = {{"--out", "DIR", "folder for the merged results.json and reports (not a shard's)"},
@@ -92,7 +91,8 @@ const Command& merge_command() {
                    {"--allow-mixed-environments", "",
                     "merge shards measured on different hardware or software anyway\n"
                     "(recorded in provenance.merge.environment_differences)"},
-                   {"--allow-missing-shards", "", "merge fewer than all n shards (recorded in provenance.merge.missing)"},
+                   {"--allow-missing-shards", "",
+                    "merge fewer than all n shards (recorded in provenance.merge.missing)"},
                    {"--history", "DB", "also record the merged run in this history database"}},
        .epilogue = "exit codes: 0 ok, 2 bad input (not shards of one matrix, a shard missing or twice),\n"
                    "3 shards from different environments (refused), 5 an output could not be written\n"},

@@ -13,8 +13,7 @@ const Option kVerboseOption{"--verbose", "",
 std::optional<Detail> progress_detail(const ParsedArgs& given) {
   const bool quiet = given.has(kQuietOption.name);
   const bool verbose = given.has(kVerboseOption.name);
-  TB_CHECK_INPUT(!(quiet && verbose), "command line", "--verbose",
-                 "--quiet and --verbose together: choose one");
+  TB_CHECK_INPUT(!(quiet && verbose), "command line", "--verbose", "--quiet and --verbose together: choose one");
   if (quiet) return std::nullopt;
   return verbose ? Detail::verbose : Detail::normal;
 }

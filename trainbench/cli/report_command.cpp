@@ -55,8 +55,7 @@ int report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       ctx.report_dir = results_dir_str;
       make_reporter(f)->render(run, ctx);
     }
-    for (const auto& path : write_reports(run, out_dir, file_formats, results_dir_str))
-      out << "wrote " << path << '\n';
+    for (const auto& path : write_reports(run, out_dir, file_formats, results_dir_str)) out << "wrote " << path << '\n';
     return as_int(ExitCode::ok);
   } catch (const OutputError&) {
     throw;  // main says which file and exits 5

@@ -42,9 +42,7 @@ void print_trace_changes(const RunComparison& c, const RunResult& old_run, const
       const auto changes = profiling::largest_changes(diff, top);
       if (changes.empty()) out << "  none\n";
       for (const auto& change : changes) out << "  " << profiling::describe_change(change) << '\n';
-    } catch (const std::exception& e) {
-      out << "  not compared: " << e.what() << '\n';
-    }
+    } catch (const std::exception& e) { out << "  not compared: " << e.what() << '\n'; }
   }
 }
 

@@ -14,7 +14,6 @@ namespace tb::cli {
 // ("" for a run from the history database: its traces are not known, nothing is printed). A trace
 // that is missing or unreadable is a note on `out`, never a failure of the comparison.
 void print_trace_changes(const RunComparison& c, const RunResult& old_run, const std::string& old_location,
-                         const RunResult& new_run, const std::string& new_location, std::size_t top,
-                         std::ostream& out);
+                         const RunResult& new_run, const std::string& new_location, std::size_t top, std::ostream& out);
 
 }  // namespace tb::cli

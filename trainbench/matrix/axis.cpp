@@ -19,7 +19,9 @@ json to_key(int v) { return v; }
 json to_key(Precision v) { return to_string(v); }
 json to_key(bool v) { return v; }
 template <ScenarioChoice E>
-json to_key(E v) { return to_string(v); }
+json to_key(E v) {
+  return to_string(v);
+}
 
 void from_key(const json& j, std::string& v) { v = j.get<std::string>(); }
 void from_key(const json& j, int& v) { v = j.get<int>(); }
@@ -65,25 +67,24 @@ ScenarioAxis fixed_axis(const char* name, AxisIdPart id, AxisListingColumn listi
 }
 
 template <auto Field, auto Values>
-ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing, AxisValueRule rule,
-                     json baseline) {
+ScenarioAxis product(const char* name, AxisIdPart id, AxisListingColumn listing, AxisValueRule rule, json baseline) {
   ScenarioAxis axis = fixed_axis<Field>(name, id, listing);
-  axis.product = ProductAxis{
-      .rule = rule,
-      .baseline = std::move(baseline),
-      .size = [](const MatrixSpec& s) { return (s.*Values).size(); },
-      .written = [](const MatrixSpec& s, std::size_t i) { return to_key((s.*Values)[i]); },
-      .store =
-          [](MatrixSpec& s, const std::vector<json>& values) {
-            auto& list = s.*Values;
-            list.clear();
-            for (const auto& v : values) {
-              typename std::decay_t<decltype(list)>::value_type value{};  // vector<bool> has no bool&
-              from_key(v, value);
-              list.push_back(value);
-            }
-          },
-      .apply = [](const MatrixSpec& s, std::size_t i, ScenarioParams& p) { p.*Field = (s.*Values)[i]; }};
+  axis.product =
+      ProductAxis{.rule = rule,
+                  .baseline = std::move(baseline),
+                  .size = [](const MatrixSpec& s) { return (s.*Values).size(); },
+                  .written = [](const MatrixSpec& s, std::size_t i) { return to_key((s.*Values)[i]); },
+                  .store =
+                      [](MatrixSpec& s, const std::vector<json>& values) {
+                        auto& list = s.*Values;
+                        list.clear();
+                        for (const auto& v : values) {
+                          typename std::decay_t<decltype(list)>::value_type value{};  // vector<bool> has no bool&
+                          from_key(v, value);
+                          list.push_back(value);
+                        }
+                      },
+                  .apply = [](const MatrixSpec& s, std::size_t i, ScenarioParams& p) { p.*Field = (s.*Values)[i]; }};
   return axis;
 }
 
@@ -121,12 +122,14 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       not_a_knob(product<&ScenarioParams::model, &MatrixSpec::models>(
           "model", {}, {.header = "model"}, {.kind = AxisValueRule::Kind::model_name}, nullptr)),
       not_a_knob(fixed_axis<&ScenarioParams::dataset>("dataset", {.prefix = "@", .omitted_when = ""},
-                                                 {.header = "dataset", .empty_text = "(default)"})),
+                                                      {.header = "dataset", .empty_text = "(default)"})),
       not_a_knob(fixed_axis<&ScenarioParams::device>("device", {.shown = false}, {.header = "device"})),
       // Ids leave out adam, the default, and end with any other optimizer.
-      fixed_axis<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true}, {}),
+      fixed_axis<&ScenarioParams::optimizer>("optimizer", {.prefix = "/", .omitted_when = "adam", .trailing = true},
+                                             {}),
       // Ids end with "/strong" for strong scaling (the matrix's batch was global).
-      not_a_knob(fixed_axis<&ScenarioParams::scaling>("scaling", {.prefix = "/", .omitted_when = "weak", .trailing = true}, {})),
+      not_a_knob(fixed_axis<&ScenarioParams::scaling>("scaling",
+                                                      {.prefix = "/", .omitted_when = "weak", .trailing = true}, {})),
       product<&ScenarioParams::precision, &MatrixSpec::precisions>(
           "precision", {.prefix = "/"}, {.header = "precision"},
           {.kind = AxisValueRule::Kind::choice, .choices = &precision_names()}, "fp32"),
@@ -140,12 +143,11 @@ const std::vector<ScenarioAxis>& scenario_axes() {
           "batch", {.prefix = "/b"}, {.header = "micro-batch", .numeric = true}, integers(1, kMaxBatch), nullptr),
       // Data-parallel ranks; ids leave out 1 ("/r2" is two ranks).
       not_a_knob(product<&ScenarioParams::world_size, &MatrixSpec::world_size>(
-          "world_size", {.prefix = "/r", .omitted_when = "1"}, {.header = "ranks", .numeric = true, .hidden_when_all = "1"},
-          integers(1, kMaxWorldSize), 1)),
+          "world_size", {.prefix = "/r", .omitted_when = "1"},
+          {.header = "ranks", .numeric = true, .hidden_when_all = "1"}, integers(1, kMaxWorldSize), 1)),
       // "always" runs world size 1 through the reducer too: DDP's own cost, without peers.
       product<&ScenarioParams::reducer, &MatrixSpec::reducer>(
-          "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {},
-          choices<ReducerMode>(), "auto"),
+          "reducer", {.prefix = "/reducer-", .omitted_when = "auto"}, {}, choices<ReducerMode>(), "auto"),
       // The optimisations after the article's four; ids name only what is switched on.
       product<&ScenarioParams::memory_format, &MatrixSpec::memory_format>(
           "memory_format", {.prefix = "/", .omitted_when = "contiguous"},

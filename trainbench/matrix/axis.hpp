@@ -23,7 +23,7 @@ struct AxisValueRule {
   enum class Kind { model_name, choice, integer, boolean };
   Kind kind = Kind::integer;
   const std::vector<std::string>* choices = nullptr;  // Kind::choice
-  int min = 0;                                         // Kind::integer, inclusive
+  int min = 0;                                        // Kind::integer, inclusive
   int max = 0;
 };
 
@@ -38,9 +38,9 @@ struct AxisIdPart {
 
 // A column of `trainbench list`.
 struct AxisListingColumn {
-  const char* header = nullptr;  // nullptr: no column
-  bool numeric = false;          // numbers right-aligned, text left-aligned
-  const char* empty_text = "";   // shown for an empty value
+  const char* header = nullptr;           // nullptr: no column
+  bool numeric = false;                   // numbers right-aligned, text left-aligned
+  const char* empty_text = "";            // shown for an empty value
   const char* hidden_when_all = nullptr;  // no column when every scenario has this value
 };
 
@@ -49,14 +49,14 @@ struct ProductAxis {
   AxisValueRule rule;
   nlohmann::json baseline;  // the default baseline's value; null: the axis's first value
   std::size_t (*size)(const MatrixSpec&);
-  nlohmann::json (*written)(const MatrixSpec&, std::size_t index);  // a value as the matrix writes it
+  nlohmann::json (*written)(const MatrixSpec&, std::size_t index);        // a value as the matrix writes it
   void (*store)(MatrixSpec&, const std::vector<nlohmann::json>& values);  // values the rule accepted
   void (*apply)(const MatrixSpec&, std::size_t index, ScenarioParams&);
 };
 
 struct ScenarioAxis {
   const char* name;  // the key in axes / exclude / baseline, in scenario_key and results.json; the CSV column
-  nlohmann::json (*value)(const ScenarioParams&);  // as scenario_key has it
+  nlohmann::json (*value)(const ScenarioParams&);                                 // as scenario_key has it
   void (*read)(const nlohmann::json& params, const char* name, ScenarioParams&);  // from results.json
   // The names a field of fixed choices may take (device, optimizer, precision...); nullptr for
   // free text (model, dataset), numbers and switches.

@@ -39,8 +39,7 @@ TestCrash parse_test_crash(const nlohmann::json& j, const std::string& file) {
     if (!step.is_number_integer()) fail("test_crash.at_step", "must be an integer, got " + excerpt(step));
     if (step.is_number_unsigned() ? step.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxCrashStep)
                                   : (step.get<long long>() < 0 || step.get<long long>() > kMaxCrashStep))
-      fail("test_crash.at_step",
-           "must be between 0 and " + std::to_string(kMaxCrashStep) + ", got " + excerpt(step));
+      fail("test_crash.at_step", "must be between 0 and " + std::to_string(kMaxCrashStep) + ", got " + excerpt(step));
     c.at_step = static_cast<int>(step.get<long long>());
   }
   return c;

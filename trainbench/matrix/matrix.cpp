@@ -21,12 +21,30 @@ namespace tb {
 using nlohmann::json;
 
 const std::vector<std::string>& matrix_keys() {
-  static const std::vector<std::string> keys = {
-      "$schema", "name",     "description", "model",    "dataset",
-      "dataset_options",     "model_options", "device", "optimizer",
-      "seed",    "steps",    "axes",        "hold_effective_batch",
-      "exclude", "baseline", "profile",     "capacity", "contention",
-      "test_delay_ms", "isolate", "test_crash", "scaling", "data_parallel", "model_overrides"};
+  static const std::vector<std::string> keys = {"$schema",
+                                                "name",
+                                                "description",
+                                                "model",
+                                                "dataset",
+                                                "dataset_options",
+                                                "model_options",
+                                                "device",
+                                                "optimizer",
+                                                "seed",
+                                                "steps",
+                                                "axes",
+                                                "hold_effective_batch",
+                                                "exclude",
+                                                "baseline",
+                                                "profile",
+                                                "capacity",
+                                                "contention",
+                                                "test_delay_ms",
+                                                "isolate",
+                                                "test_crash",
+                                                "scaling",
+                                                "data_parallel",
+                                                "model_overrides"};
   return keys;
 }
 
@@ -45,16 +63,36 @@ const OptionSet& capacity_option_set() {
   static const OptionSet set = [] {
     OptionSet s;
     s.options = {
-        {"batch", OptionType::string_enum, {}, {}, {"max"}, nullptr,
+        {"batch",
+         OptionType::string_enum,
+         {},
+         {},
+         {"max"},
+         nullptr,
          "\"max\": find the batch by the capacity search (same as axes.batch = \"max\")"},
-        {"memory_budget", OptionType::byte_size, {}, {}, {}, nullptr,
+        {"memory_budget",
+         OptionType::byte_size,
+         {},
+         {},
+         {},
+         nullptr,
          "memory limit of a batch-search probe (required on the CPU unless --memory-budget)"},
         {"start", OptionType::integer, 1, kIntMax, {}, 8, "first batch the search probes"},
         {"max_batch", OptionType::integer, 1, kIntMax, {}, 4096, "largest batch the search probes"},
         {"multiple_of", OptionType::integer, 1, kIntMax, {}, 8, "every probed batch is a multiple of this"},
-        {"measure_peak", OptionType::boolean, {}, {}, {}, true,
+        {"measure_peak",
+         OptionType::boolean,
+         {},
+         {},
+         {},
+         true,
          "measure the matmul peak for utilization (false: the GPU table's peak, if any)"},
-        {"target", OptionType::custom, {}, {}, {}, nullptr,
+        {"target",
+         OptionType::custom,
+         {},
+         {},
+         {},
+         nullptr,
          "time-to-train target: \"1e9 samples\", \"2e12 tokens\", \"3 epochs\" (a number: samples)",
          [](const json& v) -> std::string {
            if (!v.is_string() && !v.is_number())
@@ -67,18 +105,43 @@ const OptionSet& capacity_option_set() {
            }
            return "";
          }},
-        {"devices", OptionType::integer, 1, kIntMax, {}, 1, "devices one run occupies (scales device-hours, cost, energy)"},
-        {"price_per_device_hour", OptionType::number, 0, {}, {}, nullptr, "price of one device-hour, for the cost projection"},
-        {"avg_power_watts", OptionType::number, 0, {}, {}, nullptr, "average power per device, for the energy projection"},
-        {"price_per_kwh", OptionType::number, 0, {}, {}, nullptr, "electricity price per kWh, for the energy cost projection"},
+        {"devices",
+         OptionType::integer,
+         1,
+         kIntMax,
+         {},
+         1,
+         "devices one run occupies (scales device-hours, cost, energy)"},
+        {"price_per_device_hour",
+         OptionType::number,
+         0,
+         {},
+         {},
+         nullptr,
+         "price of one device-hour, for the cost projection"},
+        {"avg_power_watts",
+         OptionType::number,
+         0,
+         {},
+         {},
+         nullptr,
+         "average power per device, for the energy projection"},
+        {"price_per_kwh",
+         OptionType::number,
+         0,
+         {},
+         {},
+         nullptr,
+         "electricity price per kWh, for the energy cost projection"},
     };
     // The search probes multiples of multiple_of from start (rounded up) to max_batch.
     s.rules = {{"start", [](const json&, const json& o) -> std::string {
                   const auto start = o["start"].get<long long>(), max = o["max_batch"].get<long long>();
                   const auto step = o["multiple_of"].get<long long>();
                   if ((start + step - 1) / step * step <= max) return "";
-                  return detail::concat("no batch to probe: ", start, " rounded up to a multiple of capacity.multiple_of (",
-                                        step, ") exceeds capacity.max_batch (", max, ")");
+                  return detail::concat("no batch to probe: ", start,
+                                        " rounded up to a multiple of capacity.multiple_of (", step,
+                                        ") exceeds capacity.max_batch (", max, ")");
                 }}};
     return s;
   }();
@@ -87,11 +150,9 @@ const OptionSet& capacity_option_set() {
 
 namespace {
 
-const std::vector<std::string> kStepKeys = {"warmup", "min", "max", "target_rel_ci",
-                                            "time_budget_s", "rounds", "max_rounds",
-                                            "interleave", "segment_warmup"};
-const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti",
-                                               "kineto",  "nvtx",   "gzip"};
+const std::vector<std::string> kStepKeys = {"warmup", "min",        "max",        "target_rel_ci", "time_budget_s",
+                                            "rounds", "max_rounds", "interleave", "segment_warmup"};
+const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti", "kineto", "nvtx", "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum", "weight_decay"};
 const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
@@ -116,8 +177,8 @@ class Reader {
   }
 
   // Object whose keys must all be in `allowed`.
-  void expect_keys(const json& j, const std::string& field,
-                   const std::vector<std::string>& allowed, const std::string& what) const {
+  void expect_keys(const json& j, const std::string& field, const std::vector<std::string>& allowed,
+                   const std::string& what) const {
     expect_object(j, field);
     for (const auto& [key, value] : j.items()) {
       if (contains(allowed, key)) continue;
@@ -192,8 +253,7 @@ class Reader {
     for (std::size_t i = 0; i < j.size(); ++i) {
       const std::string item = field + "[" + std::to_string(i) + "]";
       T v = read_one(j[i], item);
-      if (std::find(values.begin(), values.end(), v) != values.end())
-        fail(item, "duplicate value " + excerpt(j[i]));
+      if (std::find(values.begin(), values.end(), v) != values.end()) fail(item, "duplicate value " + excerpt(j[i]));
       values.push_back(std::move(v));
     }
     return values;
@@ -248,8 +308,8 @@ void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
   if (j.contains("time_budget_s"))
     s.time_budget_s = r.number(j["time_budget_s"], "steps.time_budget_s", 0.0, true, kMaxTimeBudgetS);
   if (s.min_steps > s.max_steps)
-    r.fail("steps.min", "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " +
-                            std::to_string(s.max_steps));
+    r.fail("steps.min",
+           "must be <= steps.max, got min " + std::to_string(s.min_steps) + " > max " + std::to_string(s.max_steps));
   if (j.contains("rounds")) {
     s.rounds = r.small_int(j["rounds"], "steps.rounds", 1, kMaxRounds);
     if (s.rounds > s.max_steps)
@@ -261,12 +321,10 @@ void parse_steps(const Reader& r, const json& j, StoppingRule& s) {
     s.rounds = s.max_steps;
     s.max_rounds = std::min(s.max_rounds, s.max_steps);
   }
-  if (j.contains("max_rounds")) {
-    s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1, kMaxRounds);
-  }
+  if (j.contains("max_rounds")) { s.max_rounds = r.small_int(j["max_rounds"], "steps.max_rounds", 1, kMaxRounds); }
   if (s.max_rounds < s.rounds)
-    r.fail("steps.max_rounds", "must be >= steps.rounds, got " + std::to_string(s.max_rounds) +
-                                   " < " + std::to_string(s.rounds));
+    r.fail("steps.max_rounds",
+           "must be >= steps.rounds, got " + std::to_string(s.max_rounds) + " < " + std::to_string(s.rounds));
   if (j.contains("interleave")) s.interleave = r.boolean(j["interleave"], "steps.interleave");
   if (j.contains("segment_warmup"))
     s.segment_warmup = r.small_int(j["segment_warmup"], "steps.segment_warmup", 0, kMaxWarmupSteps);
@@ -292,8 +350,8 @@ void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
   if (j.contains("steal_fraction")) {
     t.steal_fraction = r.number(j["steal_fraction"], "contention.steal_fraction", 0.0, true);
     if (t.steal_fraction > 1.0)
-      r.fail("contention.steal_fraction", "is a fraction of CPU time, must be <= 1, got " +
-                                              excerpt(j["steal_fraction"]));
+      r.fail("contention.steal_fraction",
+             "is a fraction of CPU time, must be <= 1, got " + excerpt(j["steal_fraction"]));
   }
 }
 
@@ -307,19 +365,16 @@ json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, 
       check_model_name(r, name, field, options);
       return name;
     }
-    case AxisValueRule::Kind::choice:
-      return r.one_of(v, field, *rule.choices, axis.name);
-    case AxisValueRule::Kind::integer:
-      return r.small_int(v, field, rule.min, rule.max);
-    case AxisValueRule::Kind::boolean:
-      return r.boolean(v, field);
+    case AxisValueRule::Kind::choice: return r.one_of(v, field, *rule.choices, axis.name);
+    case AxisValueRule::Kind::integer: return r.small_int(v, field, rule.min, rule.max);
+    case AxisValueRule::Kind::boolean: return r.boolean(v, field);
   }
   throw std::logic_error("unhandled axis value rule");
 }
 
 // {axis: value or [values]} with known axis names (exclude entries and the baseline).
-json parse_axis_selector(const Reader& r, const json& j, const std::string& field,
-                         const MatrixParseOptions& options, bool allow_lists) {
+json parse_axis_selector(const Reader& r, const json& j, const std::string& field, const MatrixParseOptions& options,
+                         bool allow_lists) {
   r.expect_keys(j, field, matrix_axis_names(), "axis");
   json out = json::object();
   for (const auto& [axis, v] : j.items()) {
@@ -338,8 +393,7 @@ json parse_axis_selector(const Reader& r, const json& j, const std::string& fiel
   return out;
 }
 
-void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec,
-                const MatrixParseOptions& options) {
+void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec, const MatrixParseOptions& options) {
   r.expect_keys(axes, "axes", matrix_axis_names(), "axis");
   for (const ScenarioAxis& axis : scenario_axes()) {
     if (!axis.product || !axes.contains(axis.name)) continue;
@@ -368,8 +422,7 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
   // The error_code form: a name too long or unreadable is "does not exist", not a library throw.
   std::error_code ec;
   if (!create && !std::filesystem::exists(path, ec))
-    r.fail("dataset_options.path",
-           "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
+    r.fail("dataset_options.path", "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
 }
 
 // {model: {"model_options", "dataset_options"}} for models of this matrix, objects each.
@@ -410,8 +463,8 @@ void check_component_options(const Reader& r, const MatrixSpec& spec, const Matr
     const std::string dataset = !d.dataset.empty() ? d.dataset : specs ? specs->default_dataset : "";
     const auto ds = options.dataset_specs.find(dataset);
     if (ds == options.dataset_specs.end()) continue;
-    const std::string owner = "dataset '" + dataset + "'" +
-                              (d.dataset.empty() ? " (the default dataset of model '" + model + "')" : "");
+    const std::string owner =
+        "dataset '" + dataset + "'" + (d.dataset.empty() ? " (the default dataset of model '" + model + "')" : "");
     validate_options(dataset_options, ds->second, {r.file(), "dataset_options", owner},
                      specs ? specs->default_dataset_options : json::object());
   }
@@ -437,13 +490,14 @@ void check_batches_fit_datasets(const Reader& r, const MatrixSpec& spec, const M
     const auto overrides = spec.model_overrides.find(p.model);
     const bool overridden = overrides != spec.model_overrides.end() && overrides->contains("dataset_options") &&
                             (*overrides)["dataset_options"].contains("samples");
-    const bool written = overridden || (spec.defaults.dataset_options.is_object() &&
-                                        spec.defaults.dataset_options.contains("samples"));
-    r.fail(overridden ? "model_overrides." + p.model + ".dataset_options.samples" : std::string("dataset_options.samples"),
-           std::to_string(samples->get<long long>()) + " samples" +
-               (written ? "" : " (the default for model '" + p.model + "' on dataset '" + dataset + "')") + " are fewer than the micro-batch " +
-               std::to_string(p.batch) + " of " + scenario_id(p) +
-               ": every step needs a whole batch; raise dataset_options.samples or lower axes.batch");
+    const bool written =
+        overridden || (spec.defaults.dataset_options.is_object() && spec.defaults.dataset_options.contains("samples"));
+    r.fail(
+        overridden ? "model_overrides." + p.model + ".dataset_options.samples" : std::string("dataset_options.samples"),
+        std::to_string(samples->get<long long>()) + " samples" +
+            (written ? "" : " (the default for model '" + p.model + "' on dataset '" + dataset + "')") +
+            " are fewer than the micro-batch " + std::to_string(p.batch) + " of " + scenario_id(p) +
+            ": every step needs a whole batch; raise dataset_options.samples or lower axes.batch");
   }
 }
 
@@ -479,13 +533,13 @@ void check_array_indices(const json& j, const std::vector<std::string>& segments
   // list starts empty, so only index 0 (its first value) is allowed.
   bool creating = false;
   for (const auto& segment : segments) {
-    const bool digits = !segment.empty() &&
-                        std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        !segment.empty() && std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (creating || at->is_null()) {
       creating = true;
       if (digits && segment != "0")
-        throw InputError("--set", field, "index " + text_excerpt(segment, 20) +
-                                             " is past the end of the list (0 values)");
+        throw InputError("--set", field,
+                         "index " + text_excerpt(segment, 20) + " is past the end of the list (0 values)");
     } else if (at->is_object()) {
       const auto it = at->find(segment);
       if (it == at->end()) creating = true;
@@ -495,8 +549,9 @@ void check_array_indices(const json& j, const std::vector<std::string>& segments
       // More than 9 digits is past the end of any list a matrix holds (and past stoul's range).
       const std::size_t index = segment.size() > 9 ? std::string::npos : std::stoul(segment);
       if (index > at->size())
-        throw InputError("--set", field, "index " + text_excerpt(segment, 20) + " is past the end of the list (" +
-                                             std::to_string(at->size()) + " values)");
+        throw InputError("--set", field,
+                         "index " + text_excerpt(segment, 20) + " is past the end of the list (" +
+                             std::to_string(at->size()) + " values)");
       if (index == at->size()) creating = true;  // appends one value
       else at = &(*at)[index];
     } else {
@@ -527,17 +582,14 @@ bool valid_utf8(const std::string& text) {
   try {
     (void)json(text).dump();
     return true;
-  } catch (const json::type_error&) {
-    return false;
-  }
+  } catch (const json::type_error&) { return false; }
 }
 
 bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const json& selector) {
   for (const auto& [axis, wanted] : selector.items()) {
     const json actual = axis_value(spec, p, axis);
-    const bool hit = wanted.is_array()
-                         ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end()
-                         : wanted == actual;
+    const bool hit =
+        wanted.is_array() ? std::find(wanted.begin(), wanted.end(), actual) != wanted.end() : wanted == actual;
     if (!hit) return false;
   }
   return true;
@@ -594,19 +646,20 @@ void settle_baseline(const Reader& r, MatrixSpec& spec, const std::vector<std::s
     const json& wanted = spec.baseline[axis.name];
     if (std::find(values.begin(), values.end(), wanted) != values.end()) continue;
     if (std::find(set_axes.begin(), set_axes.end(), axis.name) == set_axes.end())
-      r.fail(std::string("baseline.") + axis.name,
-             axis_text(wanted) + " matches no scenario: axes." + axis.name + " has " + values_text(values) +
-                 " (name one of them, or leave " + axis.name + " out of the baseline)");
+      r.fail(std::string("baseline.") + axis.name, axis_text(wanted) + " matches no scenario: axes." + axis.name +
+                                                       " has " + values_text(values) + " (name one of them, or leave " +
+                                                       axis.name + " out of the baseline)");
     spec.baseline_notes.push_back(std::string("baseline: ") + axis.name + " " + axis_text(wanted) +
-                                  " dropped out: --set changed axes." + axis.name + " to " +
-                                  values_text(values) + " (docs/writing-a-matrix.md#the-baseline)");
+                                  " dropped out: --set changed axes." + axis.name + " to " + values_text(values) +
+                                  " (docs/writing-a-matrix.md#the-baseline)");
     spec.baseline.erase(axis.name);
   }
   const auto scenarios = expand(spec);
   if (std::none_of(scenarios.begin(), scenarios.end(),
                    [&](const ScenarioParams& p) { return matches_selector(spec, p, spec.baseline); }))
-    r.fail("baseline", spec.baseline.dump() + " matches no scenario: each value is on its axis, but exclude "
-                                              "removes the combination");
+    r.fail("baseline", spec.baseline.dump() +
+                           " matches no scenario: each value is on its axis, but exclude "
+                           "removes the combination");
 }
 
 }  // namespace
@@ -634,9 +687,9 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   }
   if (j.contains("dataset")) {
     d.dataset = r.string(j["dataset"], "dataset");
-    if (!d.dataset.empty() && !options.known_datasets.empty() &&
-        !contains(options.known_datasets, d.dataset))
-      r.fail("dataset", "unknown dataset '" + text_excerpt(d.dataset) + "' (known: " + join(options.known_datasets) + ")");
+    if (!d.dataset.empty() && !options.known_datasets.empty() && !contains(options.known_datasets, d.dataset))
+      r.fail("dataset",
+             "unknown dataset '" + text_excerpt(d.dataset) + "' (known: " + join(options.known_datasets) + ")");
   }
   if (j.contains("dataset_options")) parse_dataset_options(r, j["dataset_options"], d);
   if (j.contains("model_options")) {
@@ -689,8 +742,9 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
 
   // The batch search probes on one process; data-parallel scenarios name their batch.
   if (spec.batch_search && std::any_of(spec.world_size.begin(), spec.world_size.end(), [](int n) { return n > 1; }))
-    r.fail("axes.world_size", "batch \"max\" (a capacity search) runs on one process: give the batch of "
-                              "data-parallel scenarios");
+    r.fail("axes.world_size",
+           "batch \"max\" (a capacity search) runs on one process: give the batch of "
+           "data-parallel scenarios");
 
   if (j.contains("exclude")) {
     const json& ex = j["exclude"];
@@ -805,9 +859,8 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
                            " (exclude this combination or change the values)");
     if (strong && micro % p.world_size != 0)
       throw InputError(spec.file, "axes.batch/axes.world_size",
-                       "scaling \"strong\": micro-batch " + std::to_string(micro) +
-                           " is not divisible by world_size " + std::to_string(p.world_size) +
-                           " (exclude this combination or change the values)");
+                       "scaling \"strong\": micro-batch " + std::to_string(micro) + " is not divisible by world_size " +
+                           std::to_string(p.world_size) + " (exclude this combination or change the values)");
     out.push_back(std::move(p));
   });
   return out;

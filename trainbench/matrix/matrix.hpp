@@ -15,15 +15,15 @@ namespace tb {
 
 // Upper bounds of the numeric matrix settings (schema/matrix.schema.json has the same): far above
 // any real benchmark, low enough that no single value exhausts memory or time on its own.
-inline constexpr int kMaxSteps = 1'000'000;             // steps.min, steps.max: every step time is kept
-inline constexpr int kMaxWarmupSteps = 100'000;         // steps.warmup, steps.segment_warmup
+inline constexpr int kMaxSteps = 1'000'000;                 // steps.min, steps.max: every step time is kept
+inline constexpr int kMaxWarmupSteps = 100'000;             // steps.warmup, steps.segment_warmup
 inline constexpr double kMaxTimeBudgetS = 7 * 24 * 3600.0;  // steps.time_budget_s: a week
-inline constexpr double kMaxTestDelayMs = 60'000;       // test_delay_ms: a minute per micro-batch
-inline constexpr int kMaxWorkers = 1024;                // axes.workers: loader threads
-inline constexpr int kMaxAccumulation = 1024;           // axes.accumulation
-inline constexpr int kMaxBatch = 1 << 20;               // axes.batch: times accumulation fits an int
-inline constexpr int kMaxProfileWindow = 10'000;        // profile.window
-inline constexpr double kMaxOtherCpuCores = 4096;       // contention.other_cpu_cores
+inline constexpr double kMaxTestDelayMs = 60'000;           // test_delay_ms: a minute per micro-batch
+inline constexpr int kMaxWorkers = 1024;                    // axes.workers: loader threads
+inline constexpr int kMaxAccumulation = 1024;               // axes.accumulation
+inline constexpr int kMaxBatch = 1 << 20;                   // axes.batch: times accumulation fits an int
+inline constexpr int kMaxProfileWindow = 10'000;            // profile.window
+inline constexpr double kMaxOtherCpuCores = 4096;           // contention.other_cpu_cores
 
 // A parsed, validated matrix. Axis vectors are never empty, except `batch` when batch_search.
 struct MatrixSpec {
@@ -64,8 +64,8 @@ struct MatrixSpec {
 
 // The declared options of a model, and the dataset it uses unless the matrix names one.
 struct ModelOptionSpecs {
-  OptionSet options;                 // what model_options may hold
-  std::string default_dataset;       // "" : unknown (dataset_options then checked only with `dataset`)
+  OptionSet options;            // what model_options may hold
+  std::string default_dataset;  // "" : unknown (dataset_options then checked only with `dataset`)
   nlohmann::json default_dataset_options = nlohmann::json::object();  // merged under dataset_options
 };
 
@@ -96,8 +96,8 @@ nlohmann::json read_matrix_json(const std::string& path);
 // they changed, so that it no longer has the key's value, drops out of the baseline (a line in
 // baseline_notes says so); any other baseline that matches no scenario is refused
 // ("baseline.batch: 32 matches no scenario: axes.batch has 8, 64").
-MatrixSpec parse_matrix(const nlohmann::json& j, const std::string& file_for_errors,
-                        const MatrixParseOptions& options, const std::vector<std::string>& set_overrides = {});
+MatrixSpec parse_matrix(const nlohmann::json& j, const std::string& file_for_errors, const MatrixParseOptions& options,
+                        const std::vector<std::string>& set_overrides = {});
 
 // read_matrix_json + apply_set_overrides + parse_matrix.
 MatrixSpec load_matrix(const std::string& path, const MatrixParseOptions& options,

@@ -1,7 +1,7 @@
 #include <trainbench/matrix/matrix_listing.hpp>
 
-#include <functional>
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include <trainbench/matrix/axis.hpp>
@@ -34,8 +34,8 @@ std::vector<Column> columns(const std::vector<ScenarioParams>& scenarios) {
                      return text.empty() ? std::string(axis.listing.empty_text) : text;
                    }});
   }
-  out.push_back({"eff-batch", true,
-                 [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
+  out.push_back(
+      {"eff-batch", true, [](std::size_t, const ScenarioParams& p) { return std::to_string(p.effective_batch); }});
   return out;
 }
 
@@ -54,20 +54,17 @@ std::string format_scenario_list(const MatrixSpec& spec, const std::vector<Scena
     if (axis.product && axis.product->size(spec) > 1) varying += (varying.empty() ? "" : ", ") + std::string(axis.name);
   std::string notes;
   if (!varying.empty()) notes = "order: " + varying;
-  if (!spec.exclude.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(spec.exclude.size()) + " exclude rule(s) applied";
+  if (!spec.exclude.empty())
+    notes += (notes.empty() ? "" : "; ") + std::to_string(spec.exclude.size()) + " exclude rule(s) applied";
   os << "scenarios: " << scenarios.size() << (notes.empty() ? "" : " (" + notes + ")") << "\n";
   if (spec.hold_effective_batch) os << "batch axis holds the EFFECTIVE batch; micro-batch = batch / accumulation\n";
-  if (spec.batch_search)
-    os << "batch: found by a capacity search (\"max\"); the micro-batch shown is a placeholder\n";
+  if (spec.batch_search) os << "batch: found by a capacity search (\"max\"); the micro-batch shown is a placeholder\n";
   if (scenarios.empty()) return os.str();
 
   const BaselineChoice baseline = choose_baseline(spec, scenarios);
   for (const auto& note : spec.baseline_notes) os << note << "\n";
-  if (baseline.matched)
-    os << "baseline (*): " << scenario_id(scenarios[baseline.index]) << "\n";
-  else
-    os << "baseline (*): no scenario matches " << baseline.wanted.dump()
-       << "; the first scenario is used instead\n";
+  if (baseline.matched) os << "baseline (*): " << scenario_id(scenarios[baseline.index]) << "\n";
+  else os << "baseline (*): no scenario matches " << baseline.wanted.dump() << "; the first scenario is used instead\n";
 
   // One table; the baseline's row is marked in a margin in front of it.
   const std::vector<Column> cols = columns(scenarios);

@@ -51,7 +51,9 @@ std::string expected(const OptionSpec& spec, const json& value) {
   switch (spec.type) {
     case OptionType::boolean: what = "true or false"; break;
     case OptionType::string_enum: what = "one of " + quoted_list(spec.allowed); break;
-    case OptionType::integer_list: what = "a non-empty list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec)); break;
+    case OptionType::integer_list:
+      what = "a non-empty list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec));
+      break;
     case OptionType::byte_size: what = "a byte size (\"4GiB\", \"512MB\") or a positive integer of bytes"; break;
     default: what = with_article(option_type_name(spec.type)) + range_text(spec); break;
   }
@@ -77,12 +79,9 @@ std::string check_type(const json& value, const OptionSpec& spec, std::string* w
       if (!value.is_number() || !std::isfinite(value.get<double>()) || !in_range(value.get<double>(), spec))
         return expected(spec, value);
       return "";
-    case OptionType::boolean:
-      return value.is_boolean() ? "" : expected(spec, value);
-    case OptionType::string:
-      return value.is_string() ? "" : expected(spec, value);
-    case OptionType::path:
-      return value.is_string() && !value.get<std::string>().empty() ? "" : expected(spec, value);
+    case OptionType::boolean: return value.is_boolean() ? "" : expected(spec, value);
+    case OptionType::string: return value.is_string() ? "" : expected(spec, value);
+    case OptionType::path: return value.is_string() && !value.get<std::string>().empty() ? "" : expected(spec, value);
     case OptionType::string_enum:
       if (!value.is_string() ||
           std::find(spec.allowed.begin(), spec.allowed.end(), value.get<std::string>()) == spec.allowed.end())
@@ -103,12 +102,9 @@ std::string check_type(const json& value, const OptionSpec& spec, std::string* w
       if (!value.is_string()) return expected(spec, value);
       try {
         capacity::parse_byte_size(value.get<std::string>(), spec.name);
-      } catch (const InputError&) {
-        return expected(spec, value);
-      }
+      } catch (const InputError&) { return expected(spec, value); }
       return "";
-    case OptionType::custom:
-      return "";
+    case OptionType::custom: return "";
   }
   return "";
 }
@@ -200,21 +196,19 @@ json resolve_options(const json& given, const OptionSet& set, const json& base) 
   return resolved;
 }
 
-void validate_options(const json& given, const OptionSet& set, const OptionContext& context,
-                      const json& base) {
+void validate_options(const json& given, const OptionSet& set, const OptionContext& context, const json& base) {
   const std::string& prefix = context.field_prefix;
   // A key from the file is quoted by a short excerpt: it may be megabytes long.
   const auto field = [&](const std::string& key) {
     return prefix.empty() ? text_excerpt(key) : prefix + "." + text_excerpt(key);
   };
-  if (!given.is_object())
-    throw InputError(context.file, prefix, "must be an object, got " + excerpt(given));
+  if (!given.is_object()) throw InputError(context.file, prefix, "must be an object, got " + excerpt(given));
   std::vector<std::string> known;
   for (const auto& spec : set.options) known.push_back(spec.name);
   for (const auto& [key, value] : given.items()) {
     const std::string& name = key;  // clang before 16 cannot capture a structured binding
-    const auto spec = std::find_if(set.options.begin(), set.options.end(),
-                                   [&](const OptionSpec& s) { return s.name == name; });
+    const auto spec =
+        std::find_if(set.options.begin(), set.options.end(), [&](const OptionSpec& s) { return s.name == name; });
     if (spec == set.options.end()) {
       std::string message = "unknown option";
       if (!context.owner.empty()) message += " of " + context.owner;
@@ -238,7 +232,9 @@ std::string describe_option(const OptionSpec& spec) {
   std::string type;
   switch (spec.type) {
     case OptionType::string_enum: type = "one of " + quoted_list(spec.allowed); break;
-    case OptionType::integer_list: type = "list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec)); break;
+    case OptionType::integer_list:
+      type = "list of integers" + (range_text(spec).empty() ? "" : " each" + range_text(spec));
+      break;
     default: type = option_type_name(spec.type) + range_text(spec); break;
   }
   if (!spec.default_value.is_null()) type += ", default " + excerpt(spec.default_value);

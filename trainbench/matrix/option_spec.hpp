@@ -30,11 +30,11 @@ std::string option_type_name(OptionType type);
 struct OptionSpec {
   std::string name;
   OptionType type = OptionType::integer;
-  std::optional<double> min;              // integer, number, integer_list items
+  std::optional<double> min;  // integer, number, integer_list items
   std::optional<double> max;
-  std::vector<std::string> allowed;       // string_enum
-  nlohmann::json default_value;           // null: no fixed default (the description says)
-  std::string description;                // one line, shown by `trainbench models`
+  std::vector<std::string> allowed;  // string_enum
+  nlohmann::json default_value;      // null: no fixed default (the description says)
+  std::string description;           // one line, shown by `trainbench models`
   // Further check of a value that passed the type check (custom: the only check); returns ""
   // when fine, else what is wrong (e.g. "must be \"max\"").
   std::function<std::string(const nlohmann::json& value)> check;

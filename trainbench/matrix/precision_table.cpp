@@ -124,7 +124,7 @@ const char* matmul_operands(Precision p) {
 
 Precision loss_reference_precision() {
   const auto it = std::find_if(kPrecisions.begin(), kPrecisions.end(),
-                                [](const PrecisionDefinition& d) { return d.loss_reference; });
+                               [](const PrecisionDefinition& d) { return d.loss_reference; });
   return it->precision;
 }
 

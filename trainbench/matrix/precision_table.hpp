@@ -30,15 +30,15 @@ struct PrecisionDefinition {
   const char* description;  // one line, for people
   bool autocast;            // autocast to reduced_dtype around forward + loss
   ReducedDtype reduced_dtype;
-  bool tf32_math;           // cuBLAS/cuDNN may round float32 matmul/conv inputs to TF32
-  bool grad_scaler;         // loss scaling: float16's exponent range is too narrow for gradients
+  bool tf32_math;                // cuBLAS/cuDNN may round float32 matmul/conv inputs to TF32
+  bool grad_scaler;              // loss scaling: float16's exponent range is too narrow for gradients
   const char* cpu_unsupported;   // why it is no CPU training mode (the skip message); nullptr: it is one
   int min_cuda_major;            // CUDA compute capability it needs (0: any GPU)
   const char* cuda_requirement;  // the skip message's start below min_cuda_major
   DatasheetPeak datasheet_peak;
-  const char* datasheet_label;   // "<GPU> datasheet, dense <label>"
-  const char* chart_colour;      // its colour in the HTML report's loss charts
-  bool loss_reference;           // the mode other modes' loss curves are checked against (one only)
+  const char* datasheet_label;  // "<GPU> datasheet, dense <label>"
+  const char* chart_colour;     // its colour in the HTML report's loss charts
+  bool loss_reference;          // the mode other modes' loss curves are checked against (one only)
 };
 
 // The table, in enum order.

@@ -42,11 +42,9 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
 }
 
 void to_json(nlohmann::json& j, const StoppingRule& s) {
-  j = {{"warmup_steps", s.warmup_steps},   {"min_steps", s.min_steps},
-       {"max_steps", s.max_steps},         {"target_rel_ci", s.target_rel_ci},
-       {"time_budget_s", s.time_budget_s}, {"rounds", s.rounds},
-       {"max_rounds", s.max_rounds},       {"interleave", s.interleave},
-       {"segment_warmup", s.segment_warmup}};
+  j = {{"warmup_steps", s.warmup_steps},   {"min_steps", s.min_steps},         {"max_steps", s.max_steps},
+       {"target_rel_ci", s.target_rel_ci}, {"time_budget_s", s.time_budget_s}, {"rounds", s.rounds},
+       {"max_rounds", s.max_rounds},       {"interleave", s.interleave},       {"segment_warmup", s.segment_warmup}};
 }
 void from_json(const nlohmann::json& j, StoppingRule& s) {
   s.warmup_steps = integer_field(j, "warmup_steps", s.warmup_steps);
@@ -76,9 +74,7 @@ void from_json(const nlohmann::json& j, ProfileOptions& p) {
   p.gzip = flag_field(j, "gzip", p.gzip);
 }
 
-void to_json(nlohmann::json& j, const DataParallelOptions& d) {
-  j = {{"bucket_mb", d.bucket_mb}};
-}
+void to_json(nlohmann::json& j, const DataParallelOptions& d) { j = {{"bucket_mb", d.bucket_mb}}; }
 void from_json(const nlohmann::json& j, DataParallelOptions& d) {
   d.bucket_mb = number_field(j, "bucket_mb", d.bucket_mb);
 }

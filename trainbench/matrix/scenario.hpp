@@ -35,8 +35,8 @@ struct StoppingRule {
 };
 
 struct ProfileOptions {
-  bool enabled = false;  // run a profiling pass after the timed pass
-  int window = 5;        // optimizer steps in the profiling window
+  bool enabled = false;    // run a profiling pass after the timed pass
+  int window = 5;          // optimizer steps in the profiling window
   bool host_trace = true;  // trainbench's own Chrome trace of CPU phases (+ CUPTI records)
   bool cupti = false;      // CUPTI activity collection (GPU only)
   bool kineto = false;     // LibTorch's Kineto op-level trace
@@ -53,16 +53,16 @@ struct DataParallelOptions {
 
 struct ScenarioParams {
   std::string model = "mlp";
-  std::string dataset;  // empty: the model's default dataset
+  std::string dataset;                  // empty: the model's default dataset
   DeviceKind device = DeviceKind::cpu;  // resolved; never "auto" here
   OptimizerKind optimizer = OptimizerKind::adam;
   double learning_rate = 1e-3;
-  double momentum = 0.0;  // sgd only
+  double momentum = 0.0;      // sgd only
   double weight_decay = 0.0;  // L2 for adam and sgd, decoupled for adamw (default 0.01 there)
   Precision precision = Precision::fp32;
-  int workers = 0;        // data-loader worker threads, 0 = main thread
-  int accumulation = 1;   // micro-batches per optimizer step
-  int batch = 32;         // micro-batch size
+  int workers = 0;           // data-loader worker threads, 0 = main thread
+  int accumulation = 1;      // micro-batches per optimizer step
+  int batch = 32;            // micro-batch size
   int effective_batch = 32;  // batch * accumulation, per rank
   // Data-parallel ranks, one device each; 1: one process, no reducer. With scaling "weak" the
   // batch is per rank (the global batch grows with the ranks); "strong": the matrix's batch is
@@ -76,10 +76,10 @@ struct ScenarioParams {
   // The optimisations engineers try after the article's four, each a product axis (README
   // "Optimisation axes"). The CUDA-only ones are skipped with a reason on the CPU.
   MemoryFormatKind memory_format = MemoryFormatKind::contiguous;  // channels_last: 4-d parameters and inputs NHWC
-  bool pin_memory = false;                   // pinned host batches, non_blocking copies on a side stream
+  bool pin_memory = false;                                 // pinned host batches, non_blocking copies on a side stream
   OptimizerImpl optimizer_impl = OptimizerImpl::for_loop;  // foreach, fused: how the optimizer's update runs
-  bool cudnn_benchmark = false;              // cuDNN picks convolution algorithms by timing them
-  bool cuda_graphs = false;                  // the whole step captured once, then replayed
+  bool cudnn_benchmark = false;                            // cuDNN picks convolution algorithms by timing them
+  bool cuda_graphs = false;                                // the whole step captured once, then replayed
   std::uint64_t seed = 42;
   nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
   nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}
@@ -96,9 +96,7 @@ struct ScenarioParams {
 // Whether the scenario's gradients go through c10d's Reducer: several ranks, or reducer "always"
 // (one rank through the reducer, to show its own cost). Such a scenario needs a process group and
 // has data-parallel options.
-inline bool is_data_parallel(const ScenarioParams& p) {
-  return p.world_size > 1 || p.reducer == ReducerMode::always;
-}
+inline bool is_data_parallel(const ScenarioParams& p) { return p.world_size > 1 || p.reducer == ReducerMode::always; }
 
 // Samples of one optimizer step over every rank: effective_batch * world_size.
 inline long long global_batch(const ScenarioParams& p) {

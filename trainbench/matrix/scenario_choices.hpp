@@ -12,10 +12,10 @@
 
 namespace tb {
 
-enum class DeviceKind { cpu, cuda };                 // resolved: a matrix's "auto" never gets here
+enum class DeviceKind { cpu, cuda };  // resolved: a matrix's "auto" never gets here
 enum class OptimizerKind { adam, adamw, sgd };
-enum class ScalingMode { weak, strong };             // strong: the matrix's batch is the global one
-enum class ReducerMode { automatic, always };        // "auto": c10d's Reducer only with several ranks
+enum class ScalingMode { weak, strong };       // strong: the matrix's batch is the global one
+enum class ReducerMode { automatic, always };  // "auto": c10d's Reducer only with several ranks
 enum class MemoryFormatKind { contiguous, channels_last };
 enum class OptimizerImpl { for_loop, foreach, fused };
 
@@ -48,7 +48,9 @@ struct ChoiceNames<OptimizerImpl> {
 };
 
 template <typename E>
-concept ScenarioChoice = requires { ChoiceNames<E>::names; };
+concept ScenarioChoice = requires {
+  ChoiceNames<E>::names;
+};
 
 template <ScenarioChoice E>
 std::string to_string(E value) {

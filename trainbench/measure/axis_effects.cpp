@@ -89,7 +89,8 @@ std::vector<AxisEffect> workload_effects(const ScenarioResult& baseline_scenario
       for (const ScenarioResult* s : timed) {
         if (axis.value(s->params) != value) continue;
         const auto ref = at_reference.find(context_without(s->params, axis.name, same_effective_batch));
-        if (ref != at_reference.end()) pairs.emplace_back(per_sample_speedup(*ref->second, *s), loss_drifted(s->loss_parity));
+        if (ref != at_reference.end())
+          pairs.emplace_back(per_sample_speedup(*ref->second, *s), loss_drifted(s->loss_parity));
       }
       return pairs;
     };
@@ -158,8 +159,9 @@ std::vector<BestConfiguration> best_configurations(const RunResult& run, double 
   std::vector<BestConfiguration> found;
   for (const auto& w : order) {
     auto& ranked = groups[w];
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const ScenarioResult* a, const ScenarioResult* b) { return a->samples_per_s > b->samples_per_s; });
+    std::stable_sort(ranked.begin(), ranked.end(), [](const ScenarioResult* a, const ScenarioResult* b) {
+      return a->samples_per_s > b->samples_per_s;
+    });
     BestConfiguration best;
     if (order.size() > 1) best.workload = workload_label(ranked.front()->params);
     const ScenarioResult* first = nullptr;

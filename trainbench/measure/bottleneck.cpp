@@ -3,7 +3,6 @@
 #include <cmath>
 #include <optional>
 
-
 namespace tb {
 
 namespace {
@@ -41,7 +40,8 @@ const char* to_string(Bottleneck::Kind k) {
 Bottleneck bottleneck_of(const ScenarioResult& s) {
   if (s.phases.empty()) return {};
   const double comm = share_of(s, "comm"), data = share_of(s, "data_wait"), copy = share_of(s, "h2d");
-  if (comm >= kCommBoundShare) return {Bottleneck::Kind::communication, "exposed all-reduce " + pct(comm) + " of the step"};
+  if (comm >= kCommBoundShare)
+    return {Bottleneck::Kind::communication, "exposed all-reduce " + pct(comm) + " of the step"};
   if (data >= kDataBoundShare) return {Bottleneck::Kind::data, "data wait " + pct(data) + " of the step"};
   if (copy >= kCopyBoundShare) return {Bottleneck::Kind::copy, "host-to-device copies " + pct(copy) + " of the step"};
   const auto idle = gpu_idle_share(s);

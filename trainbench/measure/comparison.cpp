@@ -106,8 +106,8 @@ std::vector<double> segment_medians(const ScenarioResult& s) {
 
 }  // namespace
 
-stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate,
-                                       bool paired, double coverage) {
+stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate, bool paired,
+                                       double coverage) {
   const double b = overall_median(baseline), c = overall_median(candidate);
   if (!(b > 0 && c > 0)) throw std::invalid_argument("step_time_speedup: scenario without step times");
   const double ratio = b / c;
@@ -212,8 +212,8 @@ void compare_within_workloads(RunResult& run, const std::string& baseline_id_in,
       }
       const auto r = per_sample_speedup(*reference, s);
       speedups.push_back(r);
-      s.comparison = ComparisonSection{reference->id, r.ratio, r.low, r.high, r.valid,
-                                       stats::to_string(stats::classify(r, same_threshold))};
+      s.comparison = ComparisonSection{reference->id, r.ratio, r.low,
+                                       r.high,        r.valid, stats::to_string(stats::classify(r, same_threshold))};
     }
     if (reference) {
       any_reference = true;
@@ -241,16 +241,15 @@ void annotate_run(RunResult& run, const AnnotateOptions& options) {
     const auto key = parity_key(s.params);
     const ScenarioResult* ref = nullptr;
     for (const auto& cand : run.scenarios)
-      if (cand.status == ScenarioStatus::ok && cand.params.precision == reference &&
-          parity_key(cand.params) == key) {
+      if (cand.status == ScenarioStatus::ok && cand.params.precision == reference && parity_key(cand.params) == key) {
         ref = &cand;
         break;
       }
     if (!ref) continue;
     const auto drift = loss_drift(s, *ref);
-    s.loss_parity = LossParitySection{ref->id, drift.rel_drift, options.loss_tolerance,
-                                      drift.rel_drift <= options.loss_tolerance,
-                                      static_cast<std::int64_t>(drift.steps_compared)};
+    s.loss_parity =
+        LossParitySection{ref->id, drift.rel_drift, options.loss_tolerance, drift.rel_drift <= options.loss_tolerance,
+                          static_cast<std::int64_t>(drift.steps_compared)};
   }
 }
 
@@ -261,8 +260,7 @@ EnvironmentMismatch::EnvironmentMismatch(const std::vector<std::string>& differe
                          "; pass --allow-env-mismatch to compare anyway"),
       differences_(differences) {}
 
-std::vector<std::string> environment_field_differences(const nlohmann::json& old_env,
-                                                       const nlohmann::json& new_env,
+std::vector<std::string> environment_field_differences(const nlohmann::json& old_env, const nlohmann::json& new_env,
                                                        const std::vector<std::string>& pointers) {
   std::vector<std::string> diffs;
   for (const auto& path : pointers) {
@@ -277,8 +275,7 @@ std::vector<std::string> environment_field_differences(const nlohmann::json& old
   return diffs;
 }
 
-std::vector<std::string> environment_differences(const nlohmann::json& old_env,
-                                                 const nlohmann::json& new_env) {
+std::vector<std::string> environment_differences(const nlohmann::json& old_env, const nlohmann::json& new_env) {
   auto diffs = environment_field_differences(old_env, new_env, {"/cpu/model", "/device"});
   const auto ga = gpu_names(old_env), gb = gpu_names(new_env);
   if (ga != gb) diffs.push_back("gpu: [" + join_or_none(ga) + "] vs [" + join_or_none(gb) + "]");
@@ -292,8 +289,11 @@ const NoiseFloor::Entry* NoiseFloor::find(const nlohmann::json& key) const {
 }
 
 void to_json(nlohmann::json& j, const NoiseFloor& n) {
-  j = {{"kind", "trainbench-noise-floor"}, {"version", 2}, {"source", n.source},
-       {"max_plausible_pct", kMaxPlausibleNoisePct}, {"scenarios", nlohmann::json::array()}};
+  j = {{"kind", "trainbench-noise-floor"},
+       {"version", 2},
+       {"source", n.source},
+       {"max_plausible_pct", kMaxPlausibleNoisePct},
+       {"scenarios", nlohmann::json::array()}};
   for (const auto& e : n.entries)
     j["scenarios"].push_back({{"id", e.id},
                               {"key", e.key},
@@ -305,19 +305,17 @@ NoiseFloor load_noise_floor(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "noise-floor file");
   TB_CHECK_INPUT(j.is_object() && j.value("kind", "") == "trainbench-noise-floor", path, "kind",
                  "not a trainbench noise-floor file (write one with `trainbench compare --aa`)");
-  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
-                 "missing or not an array");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios", "missing or not an array");
   NoiseFloor n;
   std::size_t i = 0;
   for (const auto& s : j["scenarios"]) {
     const std::string field = "scenarios[" + std::to_string(i++) + "]";
     TB_CHECK_INPUT(s.is_object() && s.contains("key") && s["key"].is_object(), path, field + ".key",
                    "missing or not an object");
-    TB_CHECK_INPUT(s.contains("abs_change_pct") && s["abs_change_pct"].is_number(), path,
-                   field + ".abs_change_pct", "missing or not a number");
+    TB_CHECK_INPUT(s.contains("abs_change_pct") && s["abs_change_pct"].is_number(), path, field + ".abs_change_pct",
+                   "missing or not a number");
     const double pct = s["abs_change_pct"].get<double>();
-    TB_CHECK_INPUT(std::isfinite(pct) && pct >= 0, path, field + ".abs_change_pct",
-                   "must be a non-negative number");
+    TB_CHECK_INPUT(std::isfinite(pct) && pct >= 0, path, field + ".abs_change_pct", "must be a non-negative number");
     if (pct > kMaxPlausibleNoisePct)
       throw ImplausibleNoise(path + ": " + field + ".abs_change_pct: " + std::to_string(pct) +
                              "% is not run-to-run noise (plausible up to " +
@@ -341,8 +339,7 @@ std::string ab_session_of(const RunResult& old_run, const RunResult& new_run) {
   return old_side->id;
 }
 
-RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
-                           const CompareOptions& options) {
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, const CompareOptions& options) {
   RunComparison out;
   out.old_run_id = old_run.run_id;
   out.new_run_id = new_run.run_id;
@@ -399,8 +396,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         }
       if (options.fail_on_regression_pct) {
         c.gate_pct = *options.fail_on_regression_pct;
-        if (const auto* floor = options.noise.find(key))
-          c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
+        if (const auto* floor = options.noise.find(key)) c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
         const auto gate = step_time_speedup(o, s, out.paired, gate_coverage);
         c.gate_high = gate.high;
         const bool slower = gate.valid && gate.high < 1.0 - c.gate_pct / 100.0;
@@ -411,8 +407,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
         out.regression = out.regression || c.regression;
         out.contended = out.contended || c.contended;
       }
-    } else if (options.fail_on_regression_pct && o.status == ScenarioStatus::ok &&
-               s.status != ScenarioStatus::ok) {
+    } else if (options.fail_on_regression_pct && o.status == ScenarioStatus::ok && s.status != ScenarioStatus::ok) {
       c.broken = true;
       out.broken = out.broken || !options.allow_broken;
     }
@@ -423,8 +418,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
       out.only_in_old.push_back(s.id);
       if (s.status == ScenarioStatus::ok) out.missing_in_new.push_back(s.id);
     }
-  if (options.fail_on_regression_pct && !out.missing_in_new.empty() && !options.allow_broken)
-    out.broken = true;
+  if (options.fail_on_regression_pct && !out.missing_in_new.empty() && !options.allow_broken) out.broken = true;
   // One geomean per workload: a change of GPT-2 and one of ResNet-50 are separate answers.
   std::vector<std::string> order;
   std::map<std::string, std::vector<stats::RatioInterval>> by_workload;
@@ -451,15 +445,13 @@ NoiseFloor make_noise_floor(const RunComparison& aa) {
       std::snprintf(buf, sizeof buf, " %+.1f%%", c.change_pct);
       implausible.push_back(c.id + buf);
     }
-    n.entries.push_back({c.id, c.key, std::abs(c.change_pct),
-                         (c.speedup.high - c.speedup.low) * 100.0});
+    n.entries.push_back({c.id, c.key, std::abs(c.change_pct), (c.speedup.high - c.speedup.low) * 100.0});
   }
   if (n.entries.empty()) throw ImplausibleNoise("the A/A pair has no scenario measured in both runs");
   if (!implausible.empty())
-    throw ImplausibleNoise("A/A changes beyond " +
-                           std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
-                           "% are not noise (was the machine loaded during one run?): " +
-                           join_or_none(implausible) + "; no noise floor written");
+    throw ImplausibleNoise("A/A changes beyond " + std::to_string(static_cast<int>(kMaxPlausibleNoisePct)) +
+                           "% are not noise (was the machine loaded during one run?): " + join_or_none(implausible) +
+                           "; no noise floor written");
   if (!contended.empty())
     throw ImplausibleNoise("contended measurements are not a noise floor: " + join_or_none(contended) +
                            "; no noise floor written");
@@ -468,17 +460,27 @@ NoiseFloor make_noise_floor(const RunComparison& aa) {
 }
 
 void to_json(nlohmann::json& j, const RunComparison& c) {
-  j = {{"old_run_id", c.old_run_id},       {"new_run_id", c.new_run_id},
-       {"only_in_old", c.only_in_old},     {"only_in_new", c.only_in_new},
+  j = {{"old_run_id", c.old_run_id},
+       {"new_run_id", c.new_run_id},
+       {"only_in_old", c.only_in_old},
+       {"only_in_new", c.only_in_new},
        {"environment_differences", c.environment_differences},
-       {"missing_in_new", c.missing_in_new}, {"compared", c.compared},
-       {"regression", c.regression},       {"broken", c.broken},
-       {"contended", c.contended},         {"paired", c.paired},
-       {"unjudged", c.unjudged},           {"scenarios", nlohmann::json::array()}};
+       {"missing_in_new", c.missing_in_new},
+       {"compared", c.compared},
+       {"regression", c.regression},
+       {"broken", c.broken},
+       {"contended", c.contended},
+       {"paired", c.paired},
+       {"unjudged", c.unjudged},
+       {"scenarios", nlohmann::json::array()}};
   if (c.paired) j["ab_session"] = c.ab_session;
   for (const auto& s : c.scenarios) {
-    nlohmann::json e = {{"id", s.id}, {"workload", s.workload}, {"key", s.key}, {"old_status", to_string(s.old_status)},
-                        {"new_status", to_string(s.new_status)}, {"compared", s.compared}};
+    nlohmann::json e = {{"id", s.id},
+                        {"workload", s.workload},
+                        {"key", s.key},
+                        {"old_status", to_string(s.old_status)},
+                        {"new_status", to_string(s.new_status)},
+                        {"compared", s.compared}};
     if (s.compared) {
       e["old_median_s"] = s.old_median_s;
       e["new_median_s"] = s.new_median_s;
@@ -507,7 +509,8 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
   if (!c.workloads.empty()) {
     j["workloads"] = nlohmann::json::array();
     for (const auto& w : c.workloads)
-      j["workloads"].push_back({{"workload", w.workload}, {"compared", w.compared}, {"geomean_speedup", geomean(w.geomean_speedup)}});
+      j["workloads"].push_back(
+          {{"workload", w.workload}, {"compared", w.compared}, {"geomean_speedup", geomean(w.geomean_speedup)}});
   }
 }
 

@@ -18,7 +18,7 @@ namespace tb {
 // ------------------------------------------------------------------ within one run
 
 struct AnnotateOptions {
-  std::string baseline_id;      // overrides run.baseline_id when not empty
+  std::string baseline_id;       // overrides run.baseline_id when not empty
   double same_threshold = 0.02;  // |speedup - 1| band treated as "same"
   double loss_tolerance = 0.05;  // largest relative loss drift of tf32/amp vs fp32 that is "ok"
 };
@@ -111,12 +111,10 @@ class EnvironmentMismatch : public std::runtime_error {
 // Hardware differences between two environment manifests, e.g. "cpu.model: 'A' vs 'B'":
 // cpu.model, device, gpu names and count (gpu may be an array of {name} or one {name, count}).
 // Missing keys count as empty. An empty result means comparable.
-std::vector<std::string> environment_differences(const nlohmann::json& old_env,
-                                                 const nlohmann::json& new_env);
+std::vector<std::string> environment_differences(const nlohmann::json& old_env, const nlohmann::json& new_env);
 // The same for the fields at `pointers` ("/torch", "/cpu/threads_used"), e.g. "torch: '2.11.0' vs
 // '2.10.0'" (a non-string value as its JSON text).
-std::vector<std::string> environment_field_differences(const nlohmann::json& old_env,
-                                                       const nlohmann::json& new_env,
+std::vector<std::string> environment_field_differences(const nlohmann::json& old_env, const nlohmann::json& new_env,
                                                        const std::vector<std::string>& pointers);
 
 // An A/A |change| beyond this is not noise of a working setup but a broken measurement (the
@@ -183,7 +181,7 @@ struct ScenarioComparison {
   bool broken = false;      // ok in OLD, failed / oom / diverged / crashed / skipped in NEW
   // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
   bool contended = false;
-  std::string contention;   // why, e.g. "new: other processes used 1.9 cores ..."
+  std::string contention;  // why, e.g. "new: other processes used 1.9 cores ..."
   // Gated, but the gate has no interval (fewer than stats::kMinSegments segments in OLD or NEW):
   // a point estimate alone is no verdict either way, so the gate refuses rather than passes.
   bool unjudged = false;
@@ -196,10 +194,10 @@ struct RunComparison {
   // machine's drift cancels. Otherwise intervals are unpaired (Welch) and drift stays in them.
   bool paired = false;
   std::string ab_session;
-  std::vector<ScenarioComparison> scenarios;  // in the new run's order
+  std::vector<ScenarioComparison> scenarios;          // in the new run's order
   std::vector<std::string> only_in_old, only_in_new;  // scenario ids
-  std::vector<std::string> missing_in_new;  // ok in OLD, absent from NEW (subset of only_in_old)
-  std::vector<std::string> environment_differences;  // non-empty only with allow_env_mismatch
+  std::vector<std::string> missing_in_new;            // ok in OLD, absent from NEW (subset of only_in_old)
+  std::vector<std::string> environment_differences;   // non-empty only with allow_env_mismatch
   // Over the compared scenarios when they are of one workload; with several, absent, and one
   // geomean per workload in `workloads` (a geomean over different models mixes questions).
   std::optional<stats::RatioInterval> geomean_speedup;
@@ -208,11 +206,11 @@ struct RunComparison {
     int compared = 0;
     stats::RatioInterval geomean_speedup;
   };
-  std::vector<Workload> workloads;  // in the new run's order; empty for one workload
-  int compared = 0;          // scenarios with timings in both runs
-  bool regression = false;   // some scenario slower beyond the gate and its noise
-  bool broken = false;       // some scenario broken or missing in NEW (not allowed)
-  bool contended = false;    // some compared scenario was contended: the gate refuses to judge
+  std::vector<Workload> workloads;    // in the new run's order; empty for one workload
+  int compared = 0;                   // scenarios with timings in both runs
+  bool regression = false;            // some scenario slower beyond the gate and its noise
+  bool broken = false;                // some scenario broken or missing in NEW (not allowed)
+  bool contended = false;             // some compared scenario was contended: the gate refuses to judge
   std::vector<std::string> unjudged;  // gated scenarios without an interval: the gate refuses too
 };
 
@@ -222,8 +220,7 @@ std::string ab_session_of(const RunResult& old_run, const RunResult& new_run);
 
 // Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
 // differs, unless options.allow_env_mismatch. broken is set only with a gate.
-RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run,
-                           const CompareOptions& options = {});
+RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, const CompareOptions& options = {});
 
 // The noise floor measured by an A/A comparison (the same build measured twice). Throws
 // ImplausibleNoise, naming the scenarios, when some |change| exceeds kMaxPlausibleNoisePct or

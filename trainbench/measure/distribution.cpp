@@ -5,10 +5,21 @@
 namespace tb {
 
 void to_json(nlohmann::json& j, const Distribution& d) {
-  j = {{"n", d.n},       {"median", d.median}, {"mean", d.mean}, {"stddev", d.stddev},
-       {"min", d.min},   {"max", d.max},       {"p5", d.p5},     {"p25", d.p25},
-       {"p75", d.p75},   {"p95", d.p95},       {"p99", d.p99},   {"ci_low", d.ci_low},
-       {"ci_high", d.ci_high}, {"ci_method", d.ci_method}, {"ci_replicates", d.ci_replicates},
+  j = {{"n", d.n},
+       {"median", d.median},
+       {"mean", d.mean},
+       {"stddev", d.stddev},
+       {"min", d.min},
+       {"max", d.max},
+       {"p5", d.p5},
+       {"p25", d.p25},
+       {"p75", d.p75},
+       {"p95", d.p95},
+       {"p99", d.p99},
+       {"ci_low", d.ci_low},
+       {"ci_high", d.ci_high},
+       {"ci_method", d.ci_method},
+       {"ci_replicates", d.ci_replicates},
        {"median_all_steps", d.median_all_steps}};
 }
 void from_json(const nlohmann::json& j, Distribution& d) {

@@ -15,13 +15,11 @@ std::optional<std::string> detect_divergence(std::span<const double> loss) {
   const double limit = kDivergenceFactor * std::max(std::abs(loss.front()), kDivergenceFloor);
   for (std::size_t i = 1; i < loss.size(); ++i) {
     if (!std::isfinite(loss[i])) {
-      std::snprintf(buf, sizeof buf, "loss became non-finite at step %zu (last finite value %.3g)",
-                    i, loss[i - 1]);
+      std::snprintf(buf, sizeof buf, "loss became non-finite at step %zu (last finite value %.3g)", i, loss[i - 1]);
       return std::string(buf);
     }
     if (std::abs(loss[i]) > limit) {
-      std::snprintf(buf, sizeof buf,
-                    "loss exploded: %.3g at step %zu, more than %.0fx its first value %.3g", loss[i],
+      std::snprintf(buf, sizeof buf, "loss exploded: %.3g at step %zu, more than %.0fx its first value %.3g", loss[i],
                     i, kDivergenceFactor, loss.front());
       return std::string(buf);
     }

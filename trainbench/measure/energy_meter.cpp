@@ -26,8 +26,7 @@ std::optional<std::uint64_t> read_counter_file(const fs::path& file, std::string
     if (err == EACCES || err == EPERM)
       error = "permission denied reading " + file.string() +
               " (root only since Linux 5.10; run as root or make it readable: sudo chmod o+r)";
-    else
-      error = "cannot read " + file.string() + ": " + std::strerror(err);
+    else error = "cannot read " + file.string() + ": " + std::strerror(err);
     return std::nullopt;
   }
   char buf[32] = {};
@@ -183,7 +182,8 @@ EnergyResult EnergyMeter::result() const {
     return r;
   }
   if (joules_ <= 0) {
-    r.reason = "the " + r.source + " energy counter did not advance over the measured steps (too short for its resolution)";
+    r.reason =
+        "the " + r.source + " energy counter did not advance over the measured steps (too short for its resolution)";
     return r;
   }
   r.available = true;

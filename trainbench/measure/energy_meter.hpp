@@ -57,7 +57,6 @@ EnergyCounterChoice open_nvml_counter(const NvmlLibrary& nvml, unsigned index);
 EnergyCounterChoice open_energy_counter(const std::string& device, unsigned index,
                                         const std::filesystem::path& powercap_root = "/sys/class/powercap");
 
-
 // Accumulates over many begin()/end() segments; not thread-safe, one per scenario.
 class EnergyMeter {
  public:

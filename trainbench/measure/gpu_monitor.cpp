@@ -86,8 +86,8 @@ std::vector<std::string> decode_clocks_event_reasons(std::uint64_t mask) {
   for (int bit = 0; bit < 64; ++bit) {
     const std::uint64_t b = std::uint64_t{1} << bit;
     if (!(mask & b)) continue;
-    const auto* known = std::find_if(std::begin(kReasonNames), std::end(kReasonNames),
-                                     [b](const ReasonName& r) { return r.bit == b; });
+    const auto* known =
+        std::find_if(std::begin(kReasonNames), std::end(kReasonNames), [b](const ReasonName& r) { return r.bit == b; });
     if (known != std::end(kReasonNames)) {
       names.emplace_back(known->name);
     } else {
@@ -201,8 +201,7 @@ void GpuSampler::sample() {
 }
 
 void GpuSampler::add(const GpuSample& s) {
-  auto it = std::find_if(loads_.begin(), loads_.end(),
-                         [&](const GpuDeviceLoad& d) { return d.index == s.index; });
+  auto it = std::find_if(loads_.begin(), loads_.end(), [&](const GpuDeviceLoad& d) { return d.index == s.index; });
   if (it == loads_.end()) {
     loads_.push_back(GpuDeviceLoad{});
     it = std::prev(loads_.end());
@@ -253,8 +252,7 @@ void to_json(nlohmann::json& j, const GpuDeviceLoad& d) {
 }
 
 void to_json(nlohmann::json& j, const GpuLoad& g) {
-  j = {{"available", g.available}, {"reason", g.reason}, {"throttled", g.throttled},
-       {"devices", g.devices}};
+  j = {{"available", g.available}, {"reason", g.reason}, {"throttled", g.throttled}, {"devices", g.devices}};
 }
 
 namespace {
@@ -268,7 +266,8 @@ std::optional<unsigned> optional_unsigned(const nlohmann::json& j, const char* k
 void from_json(const nlohmann::json& j, GpuDeviceLoad& d) {
   d = GpuDeviceLoad{};
   d.index = optional_unsigned(j, "index").value_or(0);
-  d.samples = static_cast<int>(std::clamp<std::int64_t>(field_integer(j, "samples"), 0, std::numeric_limits<int>::max()));
+  d.samples =
+      static_cast<int>(std::clamp<std::int64_t>(field_integer(j, "samples"), 0, std::numeric_limits<int>::max()));
   d.min_sm_clock_mhz = optional_unsigned(j, "min_sm_clock_mhz");
   d.max_sm_clock_mhz = optional_unsigned(j, "max_sm_clock_mhz");
   d.min_mem_clock_mhz = optional_unsigned(j, "min_mem_clock_mhz");

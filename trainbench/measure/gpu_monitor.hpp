@@ -93,19 +93,19 @@ struct GpuDeviceLoad {
   unsigned index = 0;
   int samples = 0;
   std::optional<unsigned> min_sm_clock_mhz;
-  std::optional<unsigned> max_sm_clock_mhz;   // the device's maximum, for scale
+  std::optional<unsigned> max_sm_clock_mhz;  // the device's maximum, for scale
   std::optional<unsigned> min_mem_clock_mhz;
   std::optional<unsigned> max_temperature_c;
   std::optional<double> max_power_w;
-  std::uint64_t clocks_event_reasons = 0;     // OR over all samples
+  std::uint64_t clocks_event_reasons = 0;  // OR over all samples
   bool throttled() const { return is_throttling(clocks_event_reasons); }
 };
 
 struct GpuLoad {
   bool available = false;
-  std::string reason;                   // why unavailable, or why throttled; empty otherwise
+  std::string reason;  // why unavailable, or why throttled; empty otherwise
   std::vector<GpuDeviceLoad> devices;
-  bool throttled = false;               // any device throttled (nvml_reason::kThrottleMask)
+  bool throttled = false;  // any device throttled (nvml_reason::kThrottleMask)
 };
 
 // Samples the devices at segment begin and end (call sample() at both; a reading costs about
@@ -113,8 +113,7 @@ struct GpuLoad {
 class GpuSampler {
  public:
   // devices empty: all of the library's devices.
-  explicit GpuSampler(const NvmlLibrary& nvml = NvmlLibrary::shared(),
-                      std::vector<unsigned> devices = {});
+  explicit GpuSampler(const NvmlLibrary& nvml = NvmlLibrary::shared(), std::vector<unsigned> devices = {});
   void sample();
   void add(const GpuSample& s);  // folds one reading in (sample() uses it; tests feed fixtures)
   GpuLoad result() const;

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -18,9 +18,7 @@ namespace tb {
 namespace {
 
 // Counters can step back (a CPU taken offline leaves the aggregate); a negative delta is 0.
-std::uint64_t delta(std::uint64_t later, std::uint64_t earlier) {
-  return later > earlier ? later - earlier : 0;
-}
+std::uint64_t delta(std::uint64_t later, std::uint64_t earlier) { return later > earlier ? later - earlier : 0; }
 
 std::string format(const char* fmt, double a, double b) {
   char buf[160];
@@ -45,15 +43,13 @@ std::optional<CpuTimes> parse_proc_stat(std::string_view text) {
   auto rest = text.substr(pos + 4);
   std::istringstream line{std::string(rest.substr(0, rest.find('\n')))};
   CpuTimes t;
-  std::uint64_t* const fields[] = {&t.user,   &t.nice, &t.system,  &t.idle,
-                                   &t.iowait, &t.irq,  &t.softirq, &t.steal};
+  std::uint64_t* const fields[] = {&t.user, &t.nice, &t.system, &t.idle, &t.iowait, &t.irq, &t.softirq, &t.steal};
   int read = 0;
   for (auto* f : fields) {
     std::string word;
     if (!(line >> word)) break;
     const char* end = word.data() + word.size();
-    if (auto [ptr, ec] = std::from_chars(word.data(), end, *f); ec != std::errc{} || ptr != end)
-      return std::nullopt;
+    if (auto [ptr, ec] = std::from_chars(word.data(), end, *f); ec != std::errc{} || ptr != end) return std::nullopt;
     ++read;
   }
   if (read < 4) return std::nullopt;  // user nice system idle is the oldest format there is
@@ -82,8 +78,7 @@ LoadSnapshot take_load_snapshot() {
 #endif
   rusage u{};
   if (getrusage(RUSAGE_SELF, &u) == 0)
-    s.own_cpu_s = rusage_seconds(u.ru_utime.tv_sec, u.ru_utime.tv_usec, u.ru_stime.tv_sec,
-                                 u.ru_stime.tv_usec);
+    s.own_cpu_s = rusage_seconds(u.ru_utime.tv_sec, u.ru_utime.tv_usec, u.ru_stime.tv_sec, u.ru_stime.tv_usec);
   if (const long tck = sysconf(_SC_CLK_TCK); tck > 0) s.ticks_per_s = tck;
   if (const long n = sysconf(_SC_NPROCESSORS_ONLN); n > 0) s.num_cpus = static_cast<int>(n);
   return s;
@@ -140,11 +135,9 @@ Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) con
   }
   d.available = true;
   d.other_cpu_cores = std::max(0.0, (busy_s_ - own_s_) / wall_s_);
-  d.steal_fraction = total_ticks_ > 0
-                         ? static_cast<double>(steal_ticks_) / static_cast<double>(total_ticks_)
-                         : 0.0;
-  d.other_cpu_cores_resolution = static_cast<double>(segments_) * std::max(1, num_cpus_) /
-                                 (static_cast<double>(ticks_per_s_) * wall_s_);
+  d.steal_fraction = total_ticks_ > 0 ? static_cast<double>(steal_ticks_) / static_cast<double>(total_ticks_) : 0.0;
+  d.other_cpu_cores_resolution =
+      static_cast<double>(segments_) * std::max(1, num_cpus_) / (static_cast<double>(ticks_per_s_) * wall_s_);
   std::string why;
   if (d.other_cpu_cores - d.other_cpu_cores_resolution >= thresholds.other_cpu_cores)
     why = format("other processes used %.2f cores on average (threshold %.2f)", d.other_cpu_cores,
@@ -196,7 +189,8 @@ void from_json(const nlohmann::json& j, Disturbance& d) {
   d.num_cpus = j.value("num_cpus", 0);
   d.segments = j.value("segments", 0);
   d.wall_s = j.value("wall_s", 0.0);
-  if (j.contains("process_cpu_s") && j.at("process_cpu_s").is_number()) d.process_cpu_s = j.at("process_cpu_s").get<double>();
+  if (j.contains("process_cpu_s") && j.at("process_cpu_s").is_number())
+    d.process_cpu_s = j.at("process_cpu_s").get<double>();
   d.contended = j.value("contended", false);
   d.reason = j.value("reason", std::string());
   if (j.contains("thresholds")) d.thresholds = j.at("thresholds").get<ContentionThresholds>();

@@ -23,8 +23,7 @@ namespace tb {
 // The aggregate "cpu" line of /proc/stat, in clock ticks (USER_HZ). guest and guest_nice are
 // already included in user and nice by the kernel, so they are not kept.
 struct CpuTimes {
-  std::uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
-                steal = 0;
+  std::uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
 
   // Every tick of every CPU, steal included.
   std::uint64_t total() const;
@@ -45,12 +44,12 @@ double rusage_seconds(long user_s, long user_us, long system_s, long system_us);
 
 // One reading of everything the meter needs. Fields are nullopt when they could not be read.
 struct LoadSnapshot {
-  double wall_s = 0;                          // monotonic clock, seconds
-  std::optional<CpuTimes> cpu;                // /proc/stat aggregate line
-  std::optional<double> own_cpu_s;            // getrusage(RUSAGE_SELF): all threads, no children
+  double wall_s = 0;                              // monotonic clock, seconds
+  std::optional<CpuTimes> cpu;                    // /proc/stat aggregate line
+  std::optional<double> own_cpu_s;                // getrusage(RUSAGE_SELF): all threads, no children
   std::optional<std::array<double, 3>> load_avg;  // /proc/loadavg
-  long ticks_per_s = 100;                     // sysconf(_SC_CLK_TCK)
-  int num_cpus = 0;                           // online CPUs, 0 unknown
+  long ticks_per_s = 100;                         // sysconf(_SC_CLK_TCK)
+  int num_cpus = 0;                               // online CPUs, 0 unknown
 };
 
 // Reads the live system; never throws.
@@ -73,22 +72,22 @@ struct ContentionThresholds {
 // What disturbed a scenario's measured segments: the host's load (this meter) and, where GPUs
 // were sampled, their clocks (gpu_monitor.hpp). results.json's metrics.disturbance.
 struct Disturbance {
-  bool available = false;     // false: /proc/stat or getrusage unreadable, or no segment measured
+  bool available = false;      // false: /proc/stat or getrusage unreadable, or no segment measured
   double other_cpu_cores = 0;  // (system busy - own CPU) / wall, >= 0
   // How far other_cpu_cores can be off from /proc/stat counting whole clock ticks: one tick per
   // CPU per segment, over the measured wall time. A segment of milliseconds says nothing about
   // other processes; contended needs other_cpu_cores - resolution past the threshold.
   double other_cpu_cores_resolution = 0;
-  double steal_fraction = 0;   // steal / all ticks, in [0, 1]
+  double steal_fraction = 0;           // steal / all ticks, in [0, 1]
   std::optional<double> load_avg_max;  // highest 1-minute load average seen at a segment edge
   int num_cpus = 0;
   int segments = 0;
-  double wall_s = 0;           // measured wall time, all segments together
+  double wall_s = 0;  // measured wall time, all segments together
   // This process's CPU time (getrusage: user + system, every thread) over the measured
   // segments; nullopt when getrusage failed at some edge. Divided by the measured steps, it is
   // the CPU time per step that gbench.json reports as cpu_time.
   std::optional<double> process_cpu_s;
-  bool contended = false;      // never true when !available
+  bool contended = false;  // never true when !available
   // Why contended ("other processes used 1.85 cores on average (threshold 0.25)"), or why
   // unavailable; empty for a quiet scenario.
   std::string reason;
@@ -105,7 +104,7 @@ struct Disturbance {
 // counted). Not thread-safe; one meter per scenario.
 class DisturbanceMeter {
  public:
-  void begin();                       // take_load_snapshot() now
+  void begin();                        // take_load_snapshot() now
   void begin(const LoadSnapshot& at);  // a given reading (tests, or a snapshot shared with others)
   // std::logic_error when no segment is open.
   void end();

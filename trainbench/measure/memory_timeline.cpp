@@ -41,8 +41,8 @@ std::int64_t read_statm_rss_bytes() {
   return parse_statm_rss_bytes(std::string_view(buf, static_cast<std::size_t>(n)), page_size).value_or(-1);
 }
 
-MemorySampler::MemorySampler(std::function<std::int64_t()> read, std::string source,
-                             std::chrono::microseconds interval, std::size_t max_points)
+MemorySampler::MemorySampler(std::function<std::int64_t()> read, std::string source, std::chrono::microseconds interval,
+                             std::size_t max_points)
     : read_(std::move(read)), interval_(interval), max_points_(std::max<std::size_t>(max_points, 2)) {
   timeline_.source = std::move(source);
 }

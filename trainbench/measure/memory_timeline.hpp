@@ -28,13 +28,13 @@ struct MemoryPoint {
 };
 
 struct MemoryTimeline {
-  std::string source;        // "rss" or "cuda_allocated"
-  double interval_ms = 0;    // between kept points (the sampling interval times the stride)
+  std::string source;         // "rss" or "cuda_allocated"
+  double interval_ms = 0;     // between kept points (the sampling interval times the stride)
   std::int64_t start_ns = 0;  // when sampling started; t_ms counts from here
   std::vector<MemoryPoint> points;
   std::int64_t peak_bytes = 0;  // over every reading, kept or not
   std::int64_t peak_ts_ns = 0;
-  int readings = 0;             // every reading taken, kept or not
+  int readings = 0;  // every reading taken, kept or not
 
   bool empty() const { return points.empty(); }
   double t_ms(const MemoryPoint& p) const { return static_cast<double>(p.ts_ns - start_ns) / 1e6; }

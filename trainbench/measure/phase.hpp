@@ -9,8 +9,8 @@ namespace tb {
 
 enum class Phase : int { data_wait = 0, h2d, forward, backward, optimizer, comm };
 inline constexpr std::size_t kPhaseCount = 6;
-inline constexpr std::array<const char*, kPhaseCount> kPhaseNames = {
-    "data_wait", "h2d", "forward", "backward", "optimizer", "comm"};
+inline constexpr std::array<const char*, kPhaseCount> kPhaseNames = {"data_wait", "h2d",       "forward",
+                                                                     "backward",  "optimizer", "comm"};
 
 inline constexpr const char* to_string(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
 

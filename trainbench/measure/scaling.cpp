@@ -63,8 +63,8 @@ ScalingModelSection build_model(const ScenarioResult& calibration, const capacit
   model.topology = comm_topology(dp);
   model.parameters = parameters;
   // Backward hid everything it was given: it might have hidden more, so the overlap is a floor.
-  const double t_m = capacity::ring_allreduce_s(parameters.comm, parameters.calibrated_world_size,
-                                                parameters.gradient_bytes);
+  const double t_m =
+      capacity::ring_allreduce_s(parameters.comm, parameters.calibrated_world_size, parameters.gradient_bytes);
   model.overlap_lower_bound = dp.exposed_comm_s <= std::max(1e-6, 0.01 * t_m);
   const std::string n_m = std::to_string(parameters.calibrated_world_size);
   model.compute_assumption =
@@ -74,9 +74,8 @@ ScalingModelSection build_model(const ScenarioResult& calibration, const capacit
                 "do not shrink, so this is optimistic)"
           : "the slowest rank's " + millis_text(parameters.compute_s) + " per step at " + n_m +
                 " ranks, at every size (fixed per-rank batch)";
-  model.efficiency_reference = series.reference_id.empty()
-                                   ? "the model's own world size 1 (no measured reference)"
-                                   : "measured world size 1: " + series.reference_id;
+  model.efficiency_reference = series.reference_id.empty() ? "the model's own world size 1 (no measured reference)"
+                                                           : "measured world size 1: " + series.reference_id;
   model.limits = model_limits(model);
 
   std::vector<int> sizes;

@@ -12,10 +12,10 @@ namespace {
 
 // Student t 0.975 quantiles (two-sided 95%) for df = 1..30, then 40, 60, 120, infinity.
 constexpr std::array<std::pair<double, double>, 34> kT975 = {{
-    {1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},  {5, 2.571},  {6, 2.447},  {7, 2.365},
-    {8, 2.306},  {9, 2.262},  {10, 2.228}, {11, 2.201}, {12, 2.179}, {13, 2.160}, {14, 2.145},
-    {15, 2.131}, {16, 2.120}, {17, 2.110}, {18, 2.101}, {19, 2.093}, {20, 2.086}, {21, 2.080},
-    {22, 2.074}, {23, 2.069}, {24, 2.064}, {25, 2.060}, {26, 2.056}, {27, 2.052}, {28, 2.048},
+    {1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},  {5, 2.571},   {6, 2.447},     {7, 2.365},
+    {8, 2.306},  {9, 2.262},  {10, 2.228}, {11, 2.201}, {12, 2.179},  {13, 2.160},    {14, 2.145},
+    {15, 2.131}, {16, 2.120}, {17, 2.110}, {18, 2.101}, {19, 2.093},  {20, 2.086},    {21, 2.080},
+    {22, 2.074}, {23, 2.069}, {24, 2.064}, {25, 2.060}, {26, 2.056},  {27, 2.052},    {28, 2.048},
     {29, 2.045}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}, {1e300, 1.960},
 }};
 
@@ -76,10 +76,10 @@ namespace {
 
 // Acklam's approximation of the standard normal quantile (relative error < 1.2e-9).
 double normal_quantile(double p) {
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                             6.680131188771972e+01,  -1.328068155288572e+01};
+                             6.680131188771972e+01, -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                              -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
@@ -162,8 +162,7 @@ Distribution summarize_segmented(std::span<const double> steps, std::span<const 
   if (!segment_medians.empty()) d.median = segment_center(segment_medians);
   const bool from_segments = segment_medians.size() >= kMinSegments;
   const auto reps = replicates(steps, segment_medians);
-  const auto ci =
-      median_interval_from_segments(d.median, reps, from_segments ? "segments" : "batch-means");
+  const auto ci = median_interval_from_segments(d.median, reps, from_segments ? "segments" : "batch-means");
   if (!ci.valid) return d;
   d.ci_low = ci.low;
   d.ci_high = ci.high;
@@ -172,15 +171,13 @@ Distribution summarize_segmented(std::span<const double> steps, std::span<const 
   return d;
 }
 
-RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline,
-                                    std::span<const double> candidate, double coverage) {
-  if (baseline.size() != candidate.size())
-    throw std::invalid_argument("paired_ratio_interval: segment counts differ");
+RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline, std::span<const double> candidate,
+                                    double coverage) {
+  if (baseline.size() != candidate.size()) throw std::invalid_argument("paired_ratio_interval: segment counts differ");
   if (baseline.size() < kMinSegments || !(ratio > 0)) return point_only(ratio);
   std::vector<double> d;
   for (std::size_t j = 0; j < baseline.size(); ++j) {
-    if (!(baseline[j] > 0 && candidate[j] > 0))
-      throw std::invalid_argument("segment medians must be positive");
+    if (!(baseline[j] > 0 && candidate[j] > 0)) throw std::invalid_argument("segment medians must be positive");
     d.push_back(std::log(baseline[j]) - std::log(candidate[j]));
   }
   const double n = static_cast<double>(d.size());
@@ -201,8 +198,7 @@ RatioInterval welch_ratio_interval(double ratio, std::span<const double> a, std:
   const double se2 = va + vb;
   if (se2 <= 0) return around(ratio, 0.0);
   // Welch-Satterthwaite degrees of freedom.
-  const double df = se2 * se2 / (va * va / static_cast<double>(ma.n - 1) +
-                                 vb * vb / static_cast<double>(mb.n - 1));
+  const double df = se2 * se2 / (va * va / static_cast<double>(ma.n - 1) + vb * vb / static_cast<double>(mb.n - 1));
   return around(ratio, t_quantile(0.5 + coverage / 2, df) * std::sqrt(se2));
 }
 

@@ -74,8 +74,8 @@ std::vector<double> replicates(std::span<const double> steps, std::span<const do
 // Paired interval of `ratio` (= baseline / candidate, per sample) at two-sided `coverage` from
 // segment medians measured in the same rounds: baseline[j] and candidate[j] come from round j.
 // Sizes must match; valid only with at least kMinSegments pairs.
-RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline,
-                                    std::span<const double> candidate, double coverage = 0.95);
+RatioInterval paired_ratio_interval(double ratio, std::span<const double> baseline, std::span<const double> candidate,
+                                    double coverage = 0.95);
 
 // Unpaired (Welch) interval of `ratio` (= a / b) from two sets of segment medians, e.g. the
 // same scenario in an old and a new run, at two-sided `coverage` (default 95%). Valid only when

@@ -43,9 +43,7 @@ double median_in_place(std::vector<double>& v) {
 }
 
 // Uniform index in [0, n) from a 64-bit draw; the modulo bias (< n / 2^64) is negligible.
-std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
-  return static_cast<std::size_t>(rng() % n);
-}
+std::size_t draw_index(std::mt19937_64& rng, std::size_t n) { return static_cast<std::size_t>(rng() % n); }
 
 void resample_into(std::span<const double> src, std::vector<double>& dst, std::mt19937_64& rng) {
   dst.resize(src.size());
@@ -68,8 +66,7 @@ double percentile(std::span<const double> samples, double q) {
 
 double mean(std::span<const double> samples) {
   require_nonempty(samples, "mean");
-  return std::accumulate(samples.begin(), samples.end(), 0.0) /
-         static_cast<double>(samples.size());
+  return std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
 }
 
 double stddev(std::span<const double> samples) {
@@ -92,8 +89,7 @@ MedianInterval median_interval(std::span<const double> sorted) {
   std::size_t r = 0;  // 1-based rank; 0 = no pair reaches 95%
   for (std::size_t k = 0; k < n / 2; ++k) {
     const double kd = static_cast<double>(k);
-    cdf += std::exp(lgamma_n1 - std::lgamma(kd + 1.0) - std::lgamma(static_cast<double>(n) - kd + 1.0) +
-                    log_half_n);
+    cdf += std::exp(lgamma_n1 - std::lgamma(kd + 1.0) - std::lgamma(static_cast<double>(n) - kd + 1.0) + log_half_n);
     if (cdf > 0.025) break;
     r = k + 1;
   }
@@ -131,9 +127,8 @@ double relative_ci_halfwidth(const Distribution& d) {
   return (d.ci_high - d.ci_low) / 2.0 / std::abs(d.median);
 }
 
-RatioInterval bootstrap_ratio_of_medians(std::span<const double> baseline,
-                                         std::span<const double> candidate, int resamples,
-                                         double confidence, std::uint64_t seed) {
+RatioInterval bootstrap_ratio_of_medians(std::span<const double> baseline, std::span<const double> candidate,
+                                         int resamples, double confidence, std::uint64_t seed) {
   require_nonempty(baseline, "bootstrap_ratio_of_medians (baseline)");
   require_nonempty(candidate, "bootstrap_ratio_of_medians (candidate)");
   if (resamples < 1) throw std::invalid_argument("bootstrap_ratio_of_medians: resamples < 1");

@@ -51,9 +51,8 @@ struct RatioInterval {
 // Percentile-bootstrap interval of median(baseline) / median(candidate): both samples are
 // resampled independently `resamples` times. Deterministic given `seed`. Throws
 // std::invalid_argument on an empty sample or non-positive medians.
-RatioInterval bootstrap_ratio_of_medians(std::span<const double> baseline,
-                                         std::span<const double> candidate, int resamples = 2000,
-                                         double confidence = 0.95, std::uint64_t seed = 1);
+RatioInterval bootstrap_ratio_of_medians(std::span<const double> baseline, std::span<const double> candidate,
+                                         int resamples = 2000, double confidence = 0.95, std::uint64_t seed = 1);
 
 enum class Verdict { faster, slower, same, noisy };
 const char* to_string(Verdict v);

@@ -21,8 +21,7 @@ std::string_view trim(std::string_view s) {
 // A whole non-negative decimal number, nothing else.
 std::optional<std::int64_t> parse_count(std::string_view s) {
   s = trim(s);
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string_view::npos)
-    return std::nullopt;
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
   return std::stoll(std::string(s));
 }
 
@@ -30,8 +29,7 @@ std::optional<double> parse_positive(std::string_view s) {
   const std::string text(trim(s));
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !std::isfinite(v))
-    return std::nullopt;
+  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -114,13 +112,10 @@ std::vector<CacheInfo> read_caches(const std::filesystem::path& cache_dir) {
     const auto bytes = size ? parse_cache_size(*size) : std::nullopt;
     if (!lvl || !type || trim(*type).empty() || !bytes) continue;
     std::optional<int> sharing;
-    if (const auto list = read_text_file(dir / "shared_cpu_list"))
-      sharing = parse_cpu_list_count(*list);
+    if (const auto list = read_text_file(dir / "shared_cpu_list")) sharing = parse_cpu_list_count(*list);
     if (!sharing)
-      if (const auto mask = read_text_file(dir / "shared_cpu_map"))
-        sharing = parse_cpu_mask_count(*mask);
-    caches.push_back(CacheInfo{std::string(trim(*type)), static_cast<int>(*lvl), *bytes,
-                               sharing.value_or(0)});
+      if (const auto mask = read_text_file(dir / "shared_cpu_map")) sharing = parse_cpu_mask_count(*mask);
+    caches.push_back(CacheInfo{std::string(trim(*type)), static_cast<int>(*lvl), *bytes, sharing.value_or(0)});
   }
   return caches;
 }
@@ -132,15 +127,13 @@ SystemInfo read_system_info() {
   std::optional<double> mhz;
   if (const auto text = read_text_file("/proc/cpuinfo")) mhz = parse_cpuinfo_mhz(*text);
   if (!mhz)
-    if (const auto text = read_text_file(cpu0 / "cpufreq" / "cpuinfo_max_freq"))
-      mhz = parse_cpufreq_khz(*text);
+    if (const auto text = read_text_file(cpu0 / "cpufreq" / "cpuinfo_max_freq")) mhz = parse_cpufreq_khz(*text);
   info.mhz_per_cpu = mhz.value_or(0.0);
   for (int cpu = 0; cpu < info.num_cpus; ++cpu) {
-    const auto governor = read_text_file("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
-                                         "/cpufreq/scaling_governor");
+    const auto governor =
+        read_text_file("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor");
     if (!governor) continue;
-    info.cpu_scaling_enabled =
-        info.cpu_scaling_enabled.value_or(false) || governor_scales(*governor);
+    info.cpu_scaling_enabled = info.cpu_scaling_enabled.value_or(false) || governor_scales(*governor);
   }
   info.caches = read_caches(cpu0 / "cache");
   double avg[3] = {};
@@ -160,8 +153,7 @@ void from_json(const nlohmann::json& j, CacheInfo& c) {
 }
 
 void to_json(nlohmann::json& j, const SystemInfo& s) {
-  j = {{"num_cpus", s.num_cpus}, {"mhz_per_cpu", s.mhz_per_cpu}, {"caches", s.caches},
-       {"load_avg", s.load_avg}};
+  j = {{"num_cpus", s.num_cpus}, {"mhz_per_cpu", s.mhz_per_cpu}, {"caches", s.caches}, {"load_avg", s.load_avg}};
   if (s.cpu_scaling_enabled) j["cpu_scaling_enabled"] = *s.cpu_scaling_enabled;
 }
 
@@ -171,10 +163,8 @@ void from_json(const nlohmann::json& j, SystemInfo& s) {
   s.mhz_per_cpu = j.value("mhz_per_cpu", 0.0);
   if (j.contains("cpu_scaling_enabled") && j.at("cpu_scaling_enabled").is_boolean())
     s.cpu_scaling_enabled = j.at("cpu_scaling_enabled").get<bool>();
-  if (j.contains("caches") && j.at("caches").is_array())
-    s.caches = j.at("caches").get<std::vector<CacheInfo>>();
-  if (j.contains("load_avg") && j.at("load_avg").is_array())
-    s.load_avg = j.at("load_avg").get<std::vector<double>>();
+  if (j.contains("caches") && j.at("caches").is_array()) s.caches = j.at("caches").get<std::vector<CacheInfo>>();
+  if (j.contains("load_avg") && j.at("load_avg").is_array()) s.load_avg = j.at("load_avg").get<std::vector<double>>();
 }
 
 }  // namespace tb

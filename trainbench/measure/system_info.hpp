@@ -19,19 +19,19 @@
 namespace tb {
 
 struct CacheInfo {
-  std::string type;        // as sysfs spells it: "Data", "Instruction", "Unified"
+  std::string type;  // as sysfs spells it: "Data", "Instruction", "Unified"
   int level = 0;
-  std::int64_t size = 0;   // bytes
-  int num_sharing = 0;     // logical CPUs sharing this cache
+  std::int64_t size = 0;  // bytes
+  int num_sharing = 0;    // logical CPUs sharing this cache
 };
 
 struct SystemInfo {
-  int num_cpus = 0;                 // online logical CPUs (sysconf), 0 unknown
-  double mhz_per_cpu = 0;           // 0 unknown
+  int num_cpus = 0;                         // online logical CPUs (sysconf), 0 unknown
+  double mhz_per_cpu = 0;                   // 0 unknown
   std::optional<bool> cpu_scaling_enabled;  // any governor other than "performance"; unknown
                                             // without cpufreq (VMs, containers)
-  std::vector<CacheInfo> caches;    // cpu0's caches, in index order
-  std::vector<double> load_avg;     // 1, 5, 15 minutes at capture time; empty unknown
+  std::vector<CacheInfo> caches;            // cpu0's caches, in index order
+  std::vector<double> load_avg;             // 1, 5, 15 minutes at capture time; empty unknown
 };
 
 // The first "cpu MHz" value of /proc/cpuinfo text (x86; absent on most ARM kernels).

@@ -17,15 +17,15 @@ namespace tb::profiling {
 // "baseTimeNanoseconds" is base_time_ns, so ts + base / 1000 is Unix time in microseconds as in a
 // Kineto trace, and a host trace given the Kineto trace's base lines up with it event for event.
 struct TraceTimeBase {
-  std::int64_t unix_minus_steady_ns = 0;       // Unix (realtime) clock minus steady clock
-  std::optional<std::int64_t> base_time_ns;    // nullopt: the earliest event's second
+  std::int64_t unix_minus_steady_ns = 0;     // Unix (realtime) clock minus steady clock
+  std::optional<std::int64_t> base_time_ns;  // nullopt: the earliest event's second
 };
 
 // The offset between the Unix clock and the steady clock, read now.
 TraceTimeBase unix_time_base(std::optional<std::int64_t> base_time_ns = std::nullopt);
 
 struct TraceInfo {
-  std::string name;  // scenario id
+  std::string name;                                    // scenario id
   nlohmann::json metadata = nlohmann::json::object();  // copied into the trace's "otherData"
   // Unset: ts counts from the earliest event (steady clock).
   std::optional<TraceTimeBase> time_base;

@@ -62,8 +62,7 @@ void append_escaped(std::string& out, std::string_view s) {
 void append_us(std::string& out, std::int64_t ns) {
   if (ns < 0) ns = 0;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000),
-                static_cast<long long>(ns % 1000));
+  std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   out += buf;
 }
 
@@ -81,8 +80,8 @@ void append_double(std::string& out, double v) {
 
 bool has_time(const GpuActivity& a) { return a.start_ns != 0 || a.end_ns != 0; }
 
-void append_metadata(std::string& out, const char* what, long pid, long tid, bool with_tid,
-                     const std::string& key, const std::string& name, long sort) {
+void append_metadata(std::string& out, const char* what, long pid, long tid, bool with_tid, const std::string& key,
+                     const std::string& name, long sort) {
   out += "{\"ph\":\"M\",\"name\":\"";
   out += what;
   out += "_name\",\"pid\":";
@@ -154,7 +153,8 @@ void add_host_spans(TraceLayout& layout, const std::vector<ThreadInfo>& threads,
     layout.tracks[{kHostPid, static_cast<long>(t.id) + 1}] = {t.name, static_cast<long>(t.id)};
   for (const auto& s : spans) {
     const long tid = static_cast<long>(s.thread) + 1;
-    if (!layout.tracks.count({kHostPid, tid})) layout.tracks[{kHostPid, tid}] = {"thread " + std::to_string(s.thread), tid};
+    if (!layout.tracks.count({kHostPid, tid}))
+      layout.tracks[{kHostPid, tid}] = {"thread " + std::to_string(s.thread), tid};
     std::string args;
     if (s.step >= 0) {
       args = "{\"step\":";
@@ -175,7 +175,8 @@ struct ApiCalls {
 ApiCalls add_api_calls(TraceLayout& layout, const std::vector<RuntimeCall>& calls) {
   ApiCalls api;
   for (const auto& c : calls) {
-    auto [it, added] = api.tid_of_thread.emplace(c.thread_id, kApiTidBase + static_cast<long>(api.tid_of_thread.size()));
+    auto [it, added] =
+        api.tid_of_thread.emplace(c.thread_id, kApiTidBase + static_cast<long>(api.tid_of_thread.size()));
     if (added)
       layout.tracks[{kHostPid, it->second}] = {"CUDA API (tid " + std::to_string(c.thread_id) + ")",
                                                500 + static_cast<long>(api.tid_of_thread.size())};
@@ -184,8 +185,8 @@ ApiCalls add_api_calls(TraceLayout& layout, const std::vector<RuntimeCall>& call
     args += ",\"cbid\":";
     append_int(args, c.cbid);
     args += c.is_driver ? ",\"driver\":true}" : ",\"driver\":false}";
-    layout.slices.push_back(
-        {kHostPid, it->second, c.start_ns, c.end_ns, c.name, c.is_driver ? "cuda_driver" : "cuda_runtime", std::move(args)});
+    layout.slices.push_back({kHostPid, it->second, c.start_ns, c.end_ns, c.name,
+                             c.is_driver ? "cuda_driver" : "cuda_runtime", std::move(args)});
     if (c.correlation_id == 0) continue;
     auto [lit, inserted] = api.launcher.emplace(c.correlation_id, &c);
     if (!inserted && !c.is_driver) lit->second = &c;  // the runtime call encloses the driver call
@@ -243,7 +244,8 @@ void add_gpu_work(TraceLayout& layout, const std::vector<GpuActivity>& activitie
         layout.tracks[{pid, tid}] = {"Stream " + std::to_string(a.stream), tid};
       }
     }
-    layout.slices.push_back({pid, tid, a.start_ns, std::max(a.start_ns, a.end_ns), a.name, to_string(a.kind), activity_args(a)});
+    layout.slices.push_back(
+        {pid, tid, a.start_ns, std::max(a.start_ns, a.end_ns), a.name, to_string(a.kind), activity_args(a)});
 
     if (!is_device_work(a)) continue;
     auto it = api.launcher.find(a.correlation_id);
@@ -381,7 +383,8 @@ std::string ChromeTraceLogger::serialize(const TraceInfo& info) const {
   std::string out;
   out.reserve(256 + layout.slices.size() * 160 + layout.flows.size() * 200 + counters_.size() * 100);
   append_header(out, info, origin);
-  for (const auto& [pid, p] : layout.processes) append_metadata(out, "process", pid, 0, false, "name", p.name, p.sort_index);
+  for (const auto& [pid, p] : layout.processes)
+    append_metadata(out, "process", pid, 0, false, "name", p.name, p.sort_index);
   for (const auto& [key, t] : layout.tracks)
     append_metadata(out, "thread", key.first, key.second, true, "name", t.name, t.sort_index);
   append_slices(out, layout.slices, origin.t0);
@@ -442,9 +445,8 @@ void write_chrome_trace(const HostRecorder& recorder, const std::vector<GpuActiv
 TraceTimeBase unix_time_base(std::optional<std::int64_t> base_time_ns) {
   // The Unix clock read between two steady reads: the pair is at most their gap apart.
   const std::int64_t before = now_ns();
-  const std::int64_t unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
+  const std::int64_t unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   const std::int64_t after = now_ns();
   return TraceTimeBase{unix_ns - (before + (after - before) / 2), base_time_ns};
 }

@@ -17,9 +17,8 @@ constexpr std::size_t kBufferSize = 8u << 20;  // CUPTI recommends a few MB per 
 constexpr std::size_t kBufferAlign = 8;
 
 constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER,            CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
@@ -32,9 +31,9 @@ void check(CUptiResult r, const char* what) {
 
 // Records carry steady_clock time, the host timeline of HostRecorder.
 std::uint64_t CUPTIAPI steady_timestamp() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
@@ -48,8 +47,8 @@ std::mutex g_active_mutex;
 CuptiCollector* g_active = nullptr;
 bool g_callbacks_registered = false;
 
-void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
-                               std::size_t /*size*/, std::size_t valid_size) {
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t /*size*/,
+                               std::size_t valid_size) {
   std::size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
   {
@@ -68,9 +67,8 @@ void name_calls(DecodedRecords& records) {
     if (it == cache.end()) {
       const char* name = nullptr;
       const auto domain = c.is_driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-      std::string resolved = cuptiGetCallbackName(domain, c.cbid, &name) == CUPTI_SUCCESS && name
-                                 ? std::string(name)
-                                 : c.name;
+      std::string resolved =
+          cuptiGetCallbackName(domain, c.cbid, &name) == CUPTI_SUCCESS && name ? std::string(name) : c.name;
       // Runtime names carry a version suffix ("cudaLaunchKernel_v7000"): drop it for display.
       if (auto pos = resolved.rfind("_v"); pos != std::string::npos && pos + 2 < resolved.size() &&
                                            resolved.find_first_not_of("0123456789", pos + 2) == std::string::npos)
@@ -152,13 +150,11 @@ DecodedRecords CuptiCollector::stop() {
   return out;
 }
 
-void CuptiCollector::on_buffer_completed(std::uint8_t* buffer, std::size_t valid_size,
-                                         std::uint64_t dropped) {
+void CuptiCollector::on_buffer_completed(std::uint8_t* buffer, std::size_t valid_size, std::uint64_t dropped) {
   // Decode outside the lock; CUDA 13 may complete per-thread buffers concurrently.
   DecodedRecords local;
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS)
-    decode_record(record, local);
+  while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) decode_record(record, local);
   std::lock_guard lock(mutex_);
   auto move_append = [](auto& dst, auto& src) {
     dst.insert(dst.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));

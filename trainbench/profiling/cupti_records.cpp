@@ -168,9 +168,7 @@ bool decode_record(const CUpti_Activity* record, DecodedRecords& out) {
       out.activities.push_back(std::move(a));
       return true;
     }
-    default:
-      ++out.unknown_records;
-      return false;
+    default: ++out.unknown_records; return false;
   }
 }
 
@@ -188,8 +186,7 @@ std::size_t activity_record_size(CUpti_ActivityKind kind) {
   }
 }
 
-std::size_t decode_activity_buffer(const std::uint8_t* buffer, std::size_t valid_size,
-                                   DecodedRecords& records) {
+std::size_t decode_activity_buffer(const std::uint8_t* buffer, std::size_t valid_size, DecodedRecords& records) {
   constexpr std::size_t kAlign = 8;
   std::size_t offset = 0;
   std::size_t decoded = 0;

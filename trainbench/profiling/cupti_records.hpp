@@ -24,8 +24,7 @@ std::size_t activity_record_size(CUpti_ActivityKind kind);
 // an 8-byte boundary). Stops at the first kind of unknown size, counting the rest as dropped.
 // Returns the number of records decoded. Real collection uses cuptiActivityGetNextRecord, which
 // knows every kind; this path serves tests and offline buffer dumps.
-std::size_t decode_activity_buffer(const std::uint8_t* buffer, std::size_t valid_size,
-                                   DecodedRecords& records);
+std::size_t decode_activity_buffer(const std::uint8_t* buffer, std::size_t valid_size, DecodedRecords& records);
 
 // Name of a runtime / driver API callback id for the common calls (launches, copies, syncs);
 // "cbid N" otherwise. The collector prefers cuptiGetCallbackName when libcupti is there.

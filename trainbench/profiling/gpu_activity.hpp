@@ -31,8 +31,7 @@ struct GpuActivity {
 
 // Work the device itself does (kernels, copies, memsets), as opposed to syncs and overhead.
 inline bool is_device_work(const GpuActivity& a) {
-  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy ||
-         a.kind == GpuActivityKind::memset;
+  return a.kind == GpuActivityKind::kernel || a.kind == GpuActivityKind::memcpy || a.kind == GpuActivityKind::memset;
 }
 
 struct RuntimeCall {

@@ -29,9 +29,7 @@ std::map<std::int64_t, std::string>& os_thread_names() {
 }  // namespace
 
 HostRecorder* active_recorder() noexcept { return g_active.load(std::memory_order_acquire); }
-void set_active_recorder(HostRecorder* recorder) noexcept {
-  g_active.store(recorder, std::memory_order_release);
-}
+void set_active_recorder(HostRecorder* recorder) noexcept { g_active.store(recorder, std::memory_order_release); }
 
 HostRecorder::HostRecorder(std::size_t span_capacity, std::size_t counter_capacity)
     : epoch_(g_next_epoch.fetch_add(1)), created_ns_(now_ns()) {
@@ -51,16 +49,15 @@ std::uint32_t HostRecorder::thread_id_locked() {
   return t_state.id;
 }
 
-void HostRecorder::record_span(const char* name, const char* category, std::int64_t begin_ns,
-                               std::int64_t end_ns, std::int64_t step) {
+void HostRecorder::record_span(const char* name, const char* category, std::int64_t begin_ns, std::int64_t end_ns,
+                               std::int64_t step) {
   std::lock_guard lock(mutex_);
   const std::uint32_t thread = thread_id_locked();
   if (spans_.size() == spans_.capacity()) {
     ++dropped_;  // never reallocate while recording: that would stall the training loop
     return;
   }
-  spans_.push_back(HostSpan{thread, name, category, begin_ns, end_ns < begin_ns ? begin_ns : end_ns,
-                            step});
+  spans_.push_back(HostSpan{thread, name, category, begin_ns, end_ns < begin_ns ? begin_ns : end_ns, step});
 }
 
 void HostRecorder::record_counter(const char* name, double value, std::int64_t ts_ns) {

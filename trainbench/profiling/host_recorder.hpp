@@ -22,8 +22,7 @@ namespace tb::profiling {
 // steady_clock nanoseconds: the one host timeline that spans, counters and (shifted) CUPTI
 // records share.
 inline std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -33,12 +32,12 @@ inline constexpr const char* kCategoryStep = "step";    // one optimizer step
 inline constexpr const char* kCategoryHost = "host";    // anything else (TB_HOST_SPAN default)
 
 struct HostSpan {
-  std::uint32_t thread = 0;       // small id, index into HostRecorder::threads()
-  const char* name = "";          // static string (string literal or kPhaseNames)
+  std::uint32_t thread = 0;              // small id, index into HostRecorder::threads()
+  const char* name = "";                 // static string (string literal or kPhaseNames)
   const char* category = kCategoryHost;  // static string
   std::int64_t begin_ns = 0;
   std::int64_t end_ns = 0;
-  std::int64_t step = -1;         // optimizer-step index when known, else -1
+  std::int64_t step = -1;  // optimizer-step index when known, else -1
 };
 
 struct CounterSample {
@@ -59,8 +58,8 @@ class HostRecorder {
   HostRecorder& operator=(const HostRecorder&) = delete;
 
   // Records a finished span for the calling thread; dropped (and counted) when full.
-  void record_span(const char* name, const char* category, std::int64_t begin_ns,
-                   std::int64_t end_ns, std::int64_t step = -1);
+  void record_span(const char* name, const char* category, std::int64_t begin_ns, std::int64_t end_ns,
+                   std::int64_t step = -1);
   void record_counter(const char* name, double value, std::int64_t ts_ns = now_ns());
 
   // Names the calling thread, for every recorder it records into now or later (thread-local),
@@ -111,8 +110,7 @@ class ActiveRecorderScope {
 // RAII span into the active recorder; a no-op when none is active at construction.
 class HostSpanScope {
  public:
-  explicit HostSpanScope(const char* name, const char* category = kCategoryHost,
-                         std::int64_t step = -1) noexcept
+  explicit HostSpanScope(const char* name, const char* category = kCategoryHost, std::int64_t step = -1) noexcept
       : recorder_(active_recorder()), name_(name), category_(category), step_(step) {
     if (recorder_ != nullptr) begin_ns_ = now_ns();
   }

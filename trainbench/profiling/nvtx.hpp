@@ -76,15 +76,14 @@ struct StepMessage {
 };
 
 inline nvtx3::rgb to_rgb(unsigned argb) {
-  return nvtx3::rgb{static_cast<std::uint8_t>((argb >> 16) & 0xFF),
-                    static_cast<std::uint8_t>((argb >> 8) & 0xFF),
+  return nvtx3::rgb{static_cast<std::uint8_t>((argb >> 16) & 0xFF), static_cast<std::uint8_t>((argb >> 8) & 0xFF),
                     static_cast<std::uint8_t>(argb & 0xFF)};
 }
 
 template <int I>
 const nvtx3::event_attributes& phase_attributes() {
-  static const nvtx3::event_attributes attr{
-      nvtx3::registered_string_in<Domain>::get<PhaseMessage<I>>(), to_rgb(kPhaseColors[I])};
+  static const nvtx3::event_attributes attr{nvtx3::registered_string_in<Domain>::get<PhaseMessage<I>>(),
+                                            to_rgb(kPhaseColors[I])};
   return attr;
 }
 
@@ -101,8 +100,8 @@ inline const nvtx3::event_attributes& attributes_for(Phase p) {
 }
 
 inline const nvtx3::event_attributes& step_attributes() {
-  static const nvtx3::event_attributes attr{
-      nvtx3::registered_string_in<Domain>::get<StepMessage>(), to_rgb(kStepColor)};
+  static const nvtx3::event_attributes attr{nvtx3::registered_string_in<Domain>::get<StepMessage>(),
+                                            to_rgb(kStepColor)};
   return attr;
 }
 
@@ -116,8 +115,7 @@ class ScopedRange {
   }
   explicit ScopedRange(Phase p) noexcept : ScopedRange(detail::attributes_for(p)) {}
   // Dynamic names (scenario ids): NVTX copies the string during the push.
-  explicit ScopedRange(const std::string& name, unsigned argb = kScenarioColor) noexcept
-      : active_(enabled()) {
+  explicit ScopedRange(const std::string& name, unsigned argb = kScenarioColor) noexcept : active_(enabled()) {
     if (active_) {
       const nvtx3::event_attributes attr{nvtx3::message{name.c_str()}, detail::to_rgb(argb)};
       nvtxDomainRangePushEx(nvtx3::domain::get<Domain>(), attr.get());
@@ -163,10 +161,8 @@ namespace nvtx = ::tb::nvtx;  // also reachable as tb::profiling::nvtx
 #if defined(TRAINBENCH_NVTX)
 #define TB_NVTX_PHASE(phase) \
   const ::tb::nvtx::ScopedRange TB_NVTX_CONCAT(tb_nvtx_phase_, __LINE__) { phase }
-#define TB_NVTX_STEP()                                                \
-  const ::tb::nvtx::ScopedRange TB_NVTX_CONCAT(tb_nvtx_step_, __LINE__) { \
-    ::tb::nvtx::detail::step_attributes()                              \
-  }
+#define TB_NVTX_STEP() \
+  const ::tb::nvtx::ScopedRange TB_NVTX_CONCAT(tb_nvtx_step_, __LINE__) { ::tb::nvtx::detail::step_attributes() }
 #define TB_NVTX_SCENARIO(name) \
   const ::tb::nvtx::ScopedRange TB_NVTX_CONCAT(tb_nvtx_scenario_, __LINE__) { std::string(name) }
 #else

@@ -6,8 +6,8 @@ namespace tb::profiling {
 
 void validate_profile_options(const ProfileOptions& options, std::optional<DeviceKind> device,
                               const std::string& file) {
-  TB_CHECK_INPUT(options.window >= 1, file, "profile.window",
-                 "must be at least 1 optimizer step, got ", options.window);
+  TB_CHECK_INPUT(options.window >= 1, file, "profile.window", "must be at least 1 optimizer step, got ",
+                 options.window);
   TB_CHECK_INPUT(!(options.cupti && options.kineto), file, "profile.cupti",
                  "cupti and kineto cannot both be on: CUPTI serves one user at a time, so the "
                  "collector and the Kineto pass never run together (pick one)");
@@ -16,8 +16,8 @@ void validate_profile_options(const ProfileOptions& options, std::optional<Devic
                  "machine, or use profile.kineto / profile.host_trace on the CPU)");
 }
 
-std::string check_profile_options(const ProfileOptions& options, bool cuda_available,
-                                  bool cupti_built, const std::string& file) {
+std::string check_profile_options(const ProfileOptions& options, bool cuda_available, bool cupti_built,
+                                  const std::string& file) {
   if (!options.enabled) return "";
   validate_profile_options(options, std::nullopt, file);
   if (options.cupti && !cuda_available)

@@ -21,7 +21,7 @@ void validate_profile_options(const ProfileOptions& options, std::optional<Devic
 // honour them (cupti without a GPU or without a CUPTI-enabled build): the caller records the
 // profiling part as skipped with that reason instead of failing the scenario.
 //   cupti_built: whether the binary has the collector (defined(TRAINBENCH_HAVE_CUPTI)).
-std::string check_profile_options(const ProfileOptions& options, bool cuda_available,
-                                  bool cupti_built = true, const std::string& file = "profile");
+std::string check_profile_options(const ProfileOptions& options, bool cuda_available, bool cupti_built = true,
+                                  const std::string& file = "profile");
 
 }  // namespace tb::profiling

@@ -36,8 +36,8 @@ struct PhaseSpan {
 
 // Innermost phase span containing t (spans sorted by begin), or -1.
 int phase_at(const std::vector<PhaseSpan>& spans, std::int64_t t) {
-  auto it = std::upper_bound(spans.begin(), spans.end(), t,
-                             [](std::int64_t v, const PhaseSpan& s) { return v < s.begin; });
+  auto it =
+      std::upper_bound(spans.begin(), spans.end(), t, [](std::int64_t v, const PhaseSpan& s) { return v < s.begin; });
   // Phases rarely nest, so a few steps back find the enclosing span if the latest one ended.
   for (int scanned = 0; it != spans.begin() && scanned < 8; ++scanned) {
     --it;
@@ -48,8 +48,8 @@ int phase_at(const std::vector<PhaseSpan>& spans, std::int64_t t) {
 
 }  // namespace
 
-std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> intervals,
-                             std::int64_t lo, std::int64_t hi) {
+std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> intervals, std::int64_t lo,
+                             std::int64_t hi) {
   for (auto& [b, e] : intervals) {
     b = std::max(b, lo);
     e = std::min(e, hi);
@@ -71,8 +71,7 @@ std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> 
   return total;
 }
 
-ProfileSummary summarize(const DecodedRecords& records, const std::vector<HostSpan>& host_spans,
-                         std::size_t top_n) {
+ProfileSummary summarize(const DecodedRecords& records, const std::vector<HostSpan>& host_spans, std::size_t top_n) {
   ProfileSummary s;
   for (std::size_t i = 0; i < kPhaseCount; ++i) s.phases[i].name = kPhaseNames[i];
   s.dropped_records = records.dropped_records;
@@ -128,8 +127,7 @@ ProfileSummary summarize(const DecodedRecords& records, const std::vector<HostSp
     if (!is_device_work(a)) continue;
     const double dur_s = static_cast<double>(std::max<std::int64_t>(0, a.end_ns - a.start_ns)) * kNsToS;
     auto launch = launches.find(a.correlation_id);
-    if (launch == launches.end() && a.runtime_correlation_id != 0)
-      launch = launches.find(a.runtime_correlation_id);
+    if (launch == launches.end() && a.runtime_correlation_id != 0) launch = launches.find(a.runtime_correlation_id);
     const int p = launch == launches.end() ? -1 : phase_at(phase_spans, launch->second);
     if (p < 0) {
       s.unattributed_s += dur_s;
@@ -180,21 +178,26 @@ nlohmann::json to_json(const ProfileSummary& s) {
   j["gpu_idle_share"] = s.gpu_idle_share;
   j["steps"] = nlohmann::json::array();
   for (const auto& st : s.steps)
-    j["steps"].push_back({{"step", st.step}, {"wall_s", st.wall_s}, {"gpu_busy_s", st.gpu_busy_s},
-                          {"idle_share", st.idle_share}});
+    j["steps"].push_back(
+        {{"step", st.step}, {"wall_s", st.wall_s}, {"gpu_busy_s", st.gpu_busy_s}, {"idle_share", st.idle_share}});
   j["phases"] = nlohmann::json::array();
   for (const auto& p : s.phases)
-    j["phases"].push_back({{"name", p.name}, {"kernel_s", p.kernel_s}, {"memcpy_s", p.memcpy_s},
-                           {"memset_s", p.memset_s}, {"kernels", p.kernels}});
+    j["phases"].push_back({{"name", p.name},
+                           {"kernel_s", p.kernel_s},
+                           {"memcpy_s", p.memcpy_s},
+                           {"memset_s", p.memset_s},
+                           {"kernels", p.kernels}});
   j["unattributed_s"] = s.unattributed_s;
   j["top_kernels"] = nlohmann::json::array();
   for (const auto& k : s.top_kernels)
-    j["top_kernels"].push_back({{"name", k.name}, {"count", k.count}, {"total_s", k.total_s},
-                                {"mean_s", k.mean_s}, {"share", k.share}});
+    j["top_kernels"].push_back(
+        {{"name", k.name}, {"count", k.count}, {"total_s", k.total_s}, {"mean_s", k.mean_s}, {"share", k.share}});
   j["copies"] = nlohmann::json::array();
   for (const auto& c : s.copies)
-    j["copies"].push_back({{"direction", to_string(c.direction)}, {"count", c.count},
-                           {"bytes", c.bytes}, {"total_s", c.total_s},
+    j["copies"].push_back({{"direction", to_string(c.direction)},
+                           {"count", c.count},
+                           {"bytes", c.bytes},
+                           {"total_s", c.total_s},
                            {"bandwidth_gb_s", c.bandwidth_gb_s}});
   j["overhead_s"] = s.overhead_s;
   j["dropped_records"] = s.dropped_records;

@@ -54,7 +54,7 @@ struct ProfileSummary {
   double gpu_busy_s = 0;      // busy inside the window
   double gpu_idle_share = 0;  // 1 - gpu_busy_s / window_s
   std::array<PhaseGpuStat, kPhaseCount> phases;
-  double unattributed_s = 0;  // GPU work whose launch is outside every phase span (or unmatched)
+  double unattributed_s = 0;            // GPU work whose launch is outside every phase span (or unmatched)
   std::vector<KernelStat> top_kernels;  // by total time, at most top_n
   std::vector<CopyStat> copies;         // one per direction seen
   double overhead_s = 0;                // CUPTI overhead records
@@ -64,8 +64,8 @@ struct ProfileSummary {
 };
 
 // Length of the union of [begin, end) intervals clipped to [lo, hi). Intervals need not be sorted.
-std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> intervals,
-                             std::int64_t lo, std::int64_t hi);
+std::int64_t union_length_ns(std::vector<std::pair<std::int64_t, std::int64_t>> intervals, std::int64_t lo,
+                             std::int64_t hi);
 
 // phases_and_steps: host spans with category kCategoryStep (per-step stats) and kCategoryPhase
 // (named by kPhaseNames; attribution). All timestamps on the host timeline (shifted records).

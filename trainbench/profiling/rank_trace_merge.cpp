@@ -33,13 +33,12 @@ json read_trace(const RankTrace& t) {
 
 }  // namespace
 
-void merge_rank_traces(const std::vector<RankTrace>& traces, const std::string& scenario,
-                       const std::string& out_path) {
+void merge_rank_traces(const std::vector<RankTrace>& traces, const std::string& scenario, const std::string& out_path) {
   std::vector<json> parsed;
   for (const auto& t : traces) parsed.push_back(read_trace(t));
   // One machine: every trace's zero is a point on the same monotonic clock.
-  const bool one_host = std::all_of(traces.begin(), traces.end(),
-                                    [&](const RankTrace& t) { return t.host == traces.front().host; });
+  const bool one_host =
+      std::all_of(traces.begin(), traces.end(), [&](const RankTrace& t) { return t.host == traces.front().host; });
   std::int64_t base = std::numeric_limits<std::int64_t>::max();
   for (const auto& j : parsed) base = std::min(base, j["otherData"].value("trace_start_steady_ns", std::int64_t{0}));
 
@@ -48,7 +47,8 @@ void merge_rank_traces(const std::vector<RankTrace>& traces, const std::string& 
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const int rank = traces[i].rank;
     const double shift_us =
-        one_host ? static_cast<double>(parsed[i]["otherData"].value("trace_start_steady_ns", base) - base) / 1000.0 : 0.0;
+        one_host ? static_cast<double>(parsed[i]["otherData"].value("trace_start_steady_ns", base) - base) / 1000.0
+                 : 0.0;
     for (auto& e : parsed[i]["traceEvents"]) {
       if (!e.is_object()) continue;
       if (e.contains("pid") && e["pid"].is_number_integer()) e["pid"] = rank * kPidStride + e["pid"].get<long>();

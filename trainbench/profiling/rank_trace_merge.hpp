@@ -17,7 +17,6 @@ struct RankTrace {
 
 // Writes the merged trace to `out_path` (durably). InputError naming the file when a rank's trace
 // is missing or not a trainbench trace; OutputError when the result cannot be written.
-void merge_rank_traces(const std::vector<RankTrace>& traces, const std::string& scenario,
-                       const std::string& out_path);
+void merge_rank_traces(const std::vector<RankTrace>& traces, const std::string& scenario, const std::string& out_path);
 
 }  // namespace tb::profiling

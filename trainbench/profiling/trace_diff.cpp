@@ -115,8 +115,8 @@ TraceProfile profile_trace(const nlohmann::json& trace, const std::string& path)
   for (std::size_t i = 0; i < events->size(); ++i) {
     const auto& e = (*events)[i];
     if (!e.is_object()) continue;
-    if (e.value("ph", std::string()) == "M" && e.value("name", std::string()) == "thread_name" &&
-        e.contains("args") && e["args"].is_object() && e["args"].contains("name") && e["args"]["name"].is_string()) {
+    if (e.value("ph", std::string()) == "M" && e.value("name", std::string()) == "thread_name" && e.contains("args") &&
+        e["args"].is_object() && e["args"].contains("name") && e["args"]["name"].is_string()) {
       thread_names[id_text(e.value("pid", nlohmann::json(0))) + "/" + id_text(e.value("tid", nlohmann::json(0)))] =
           e["args"]["name"].get<std::string>();
       continue;
@@ -129,8 +129,8 @@ TraceProfile profile_trace(const nlohmann::json& trace, const std::string& path)
     if (role == Role::ignored) continue;
     const auto ts = e.find("ts"), dur = e.find("dur");
     TB_CHECK_INPUT(ts != e.end() && ts->is_number() && dur != e.end() && dur->is_number(), path,
-                   "traceEvents[" + std::to_string(i) + "]",
-                   "complete event '", name_it->get<std::string>(), "' needs numeric ts and dur");
+                   "traceEvents[" + std::to_string(i) + "]", "complete event '", name_it->get<std::string>(),
+                   "' needs numeric ts and dur");
     Event ev{role, name_it->get<std::string>(),
              id_text(e.value("pid", nlohmann::json(0))) + "/" + id_text(e.value("tid", nlohmann::json(0))),
              ts->get<double>(), ts->get<double>() + std::max(0.0, dur->get<double>())};
@@ -240,9 +240,8 @@ TraceDiff diff_traces(const TraceProfile& old_trace, const TraceProfile& new_tra
     std::sort(phase.changed.begin(), phase.changed.end(), larger_change);
     diff.phases.push_back(std::move(phase));
   }
-  std::stable_sort(diff.phases.begin(), diff.phases.end(), [](const PhaseDiff& a, const PhaseDiff& b) {
-    return phase_rank(a.phase) < phase_rank(b.phase);
-  });
+  std::stable_sort(diff.phases.begin(), diff.phases.end(),
+                   [](const PhaseDiff& a, const PhaseDiff& b) { return phase_rank(a.phase) < phase_rank(b.phase); });
   return diff;
 }
 
@@ -255,8 +254,8 @@ std::string describe_change(const OpChange& c) {
     return "removed  " + what + ": " + fmt("%.3g", c.old_figures.count) + " calls, self " +
            fmt("%.1f", c.old_figures.self_us) + " us";
   std::string line = "changed  " + what + ": calls " + fmt("%.3g", c.old_figures.count) + " -> " +
-                     fmt("%.3g", c.new_figures.count) + ", self " + fmt("%.1f", c.old_figures.self_us) +
-                     " -> " + fmt("%.1f", c.new_figures.self_us) + " us";
+                     fmt("%.3g", c.new_figures.count) + ", self " + fmt("%.1f", c.old_figures.self_us) + " -> " +
+                     fmt("%.1f", c.new_figures.self_us) + " us";
   if (c.old_figures.self_us > 0) line += " (" + fmt("%+.0f", c.self_change_us() / c.old_figures.self_us * 100) + "%)";
   return line;
 }
@@ -271,14 +270,16 @@ std::vector<OpChange> largest_changes(const TraceDiff& diff, std::size_t top) {
 }
 
 void print_trace_diff(const TraceDiff& diff, std::size_t top, std::ostream& out) {
-  const auto per = [](int steps) { return steps > 0 ? std::to_string(steps) + " steps" : std::string("no step ranges"); };
+  const auto per = [](int steps) {
+    return steps > 0 ? std::to_string(steps) + " steps" : std::string("no step ranges");
+  };
   out << "old: " << diff.old_path << " (" << per(diff.old_steps) << ")\n"
       << "new: " << diff.new_path << " (" << per(diff.new_steps) << ")\n"
       << "figures per step (per trace without step ranges); self time = duration minus children\n";
   for (const auto& p : diff.phases) {
     if (p.added.empty() && p.removed.empty() && p.changed.empty()) continue;
-    out << "\nphase " << p.phase << ": self " << fmt("%.1f", p.old_self_us) << " -> "
-        << fmt("%.1f", p.new_self_us) << " us per step\n";
+    out << "\nphase " << p.phase << ": self " << fmt("%.1f", p.old_self_us) << " -> " << fmt("%.1f", p.new_self_us)
+        << " us per step\n";
     for (const auto* list : {&p.added, &p.removed, &p.changed})
       for (std::size_t i = 0; i < list->size() && i < top; ++i) out << "  " << describe_change((*list)[i]) << '\n';
   }
@@ -292,16 +293,23 @@ nlohmann::json trace_diff_json(const TraceDiff& diff, std::size_t top) {
     auto arr = nlohmann::json::array();
     for (std::size_t i = 0; i < changes.size() && i < top; ++i) {
       const auto& c = changes[i];
-      arr.push_back({{"name", c.key.name}, {"kind", c.key.kind}, {"old", figures(c.old_figures)},
-                     {"new", figures(c.new_figures)}, {"self_change_us", c.self_change_us()},
+      arr.push_back({{"name", c.key.name},
+                     {"kind", c.key.kind},
+                     {"old", figures(c.old_figures)},
+                     {"new", figures(c.new_figures)},
+                     {"self_change_us", c.self_change_us()},
                      {"count_change", c.count_change()}});
     }
     return arr;
   };
   auto phases = nlohmann::json::array();
   for (const auto& p : diff.phases)
-    phases.push_back({{"phase", p.phase}, {"old_self_us", p.old_self_us}, {"new_self_us", p.new_self_us},
-                      {"added", list(p.added)}, {"removed", list(p.removed)}, {"changed", list(p.changed)}});
+    phases.push_back({{"phase", p.phase},
+                      {"old_self_us", p.old_self_us},
+                      {"new_self_us", p.new_self_us},
+                      {"added", list(p.added)},
+                      {"removed", list(p.removed)},
+                      {"changed", list(p.changed)}});
   return {{"old", {{"path", diff.old_path}, {"steps", diff.old_steps}}},
           {"new", {{"path", diff.new_path}, {"steps", diff.new_steps}}},
           {"per_step", diff.old_steps > 0 && diff.new_steps > 0},

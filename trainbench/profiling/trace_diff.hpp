@@ -25,9 +25,9 @@
 namespace tb::profiling {
 
 struct OpFigures {
-  double count = 0;    // calls per step
-  double self_us = 0;  // self time per step, microseconds
-  double total_us = 0; // duration per step (children included), microseconds
+  double count = 0;     // calls per step
+  double self_us = 0;   // self time per step, microseconds
+  double total_us = 0;  // duration per step (children included), microseconds
 };
 
 struct TraceOpKey {
@@ -60,9 +60,9 @@ struct OpChange {
 struct PhaseDiff {
   std::string phase;
   double old_self_us = 0, new_self_us = 0;  // every operator and kernel of the phase, per step
-  std::vector<OpChange> added;    // only in NEW, largest self time first
-  std::vector<OpChange> removed;  // only in OLD, largest self time first
-  std::vector<OpChange> changed;  // in both, largest |self time change| first (count changes break ties)
+  std::vector<OpChange> added;              // only in NEW, largest self time first
+  std::vector<OpChange> removed;            // only in OLD, largest self time first
+  std::vector<OpChange> changed;            // in both, largest |self time change| first (count changes break ties)
 };
 
 struct TraceDiff {

@@ -24,8 +24,7 @@ std::string hours(double seconds) { return fixed(seconds / 3600.0, 2); }
 std::string probes_cell(const BatchSearchEntry& b) {
   if (b.probes.empty()) return "-";
   std::string out;
-  for (const auto& p : b.probes)
-    out += (out.empty() ? "" : " ") + std::to_string(p.batch) + (p.fits ? "✓" : "✗");
+  for (const auto& p : b.probes) out += (out.empty() ? "" : " ") + std::to_string(p.batch) + (p.fits ? "✓" : "✗");
   return out;
 }
 
@@ -33,8 +32,9 @@ std::string probes_cell(const BatchSearchEntry& b) {
 // left out, the scenario column aside.
 void drop_empty_columns(TextTable& t) {
   for (std::size_t c = t.titles.size(); c-- > 1;) {
-    const bool empty = std::all_of(t.rows.begin(), t.rows.end(),
-                                   [&](const std::vector<std::string>& row) { return c >= row.size() || row[c] == "-"; });
+    const bool empty = std::all_of(t.rows.begin(), t.rows.end(), [&](const std::vector<std::string>& row) {
+      return c >= row.size() || row[c] == "-";
+    });
     if (!empty || t.rows.empty()) continue;
     t.titles.erase(t.titles.begin() + static_cast<std::ptrdiff_t>(c));
     t.right.erase(t.right.begin() + static_cast<std::ptrdiff_t>(c));
@@ -85,21 +85,20 @@ TextTable scenario_capacity_table(const RunResult& run) {
   bool energy_column = false;
   for (const auto& [s, c] : found) energy_column |= c.projection && !projected_energy(*c.projection).empty();
   TextTable t;
-  t.titles = {"scenario",    "GFLOP/sample", "achieved " + unit,     "peak " + unit, "peak source",
-              "MFU",         "target samples", "projected h [95% CI]", "device-h",     "cost"};
+  t.titles = {"scenario", "GFLOP/sample",   "achieved " + unit,     "peak " + unit, "peak source",
+              "MFU",      "target samples", "projected h [95% CI]", "device-h",     "cost"};
   t.right = {false, true, true, true, false, true, true, true, true, true};
   if (energy_column) {
     t.titles.push_back("energy");
     t.right.push_back(false);
   }
   for (const auto& [s, c] : found) {
-    std::vector<std::string> row = {
-        s->id,
-        c.flops_per_sample ? significant(c.flops_per_sample->total() / 1e9) : "-",
-        fixed(c.achieved_flops_per_s / scale, 3),
-        c.peak_flops_per_s > 0 ? fixed(c.peak_flops_per_s / scale, 1) : "-",
-        c.peak_source.empty() ? "-" : c.peak_source,
-        mfu_cell(c)};
+    std::vector<std::string> row = {s->id,
+                                    c.flops_per_sample ? significant(c.flops_per_sample->total() / 1e9) : "-",
+                                    fixed(c.achieved_flops_per_s / scale, 3),
+                                    c.peak_flops_per_s > 0 ? fixed(c.peak_flops_per_s / scale, 1) : "-",
+                                    c.peak_source.empty() ? "-" : c.peak_source,
+                                    mfu_cell(c)};
     if (const auto& p = c.projection) {
       row.push_back(si_count(p->target_samples));
       // One round gives a median but no interval: a zero-width [29.80, 29.80] would claim one.
@@ -125,9 +124,9 @@ TextTable batch_search_table(const RunCapacitySection& capacity) {
   t.titles = {"model", "precision", "max batch", "best batch", "best samples/s", "probes (✓ fits, ✗ does not)"};
   t.right = {false, false, true, true, true, false};
   for (const auto& b : capacity.batch_search)
-    t.rows.push_back({b.model.empty() ? "-" : b.model, b.precision.empty() ? "-" : b.precision,
-                      max_batch_cell(b), b.best_batch > 0 ? std::to_string(b.best_batch) : "-",
-                      rate(b.best_samples_per_s), probes_cell(b)});
+    t.rows.push_back({b.model.empty() ? "-" : b.model, b.precision.empty() ? "-" : b.precision, max_batch_cell(b),
+                      b.best_batch > 0 ? std::to_string(b.best_batch) : "-", rate(b.best_samples_per_s),
+                      probes_cell(b)});
   return t;
 }
 
@@ -140,8 +139,8 @@ TextTable memory_fit_table(const RunCapacitySection& capacity) {
     std::string predicted = std::to_string(m.predicted_max_batch);
     if (limit > 0) predicted += " @ " + bytes(limit);
     t.rows.push_back({m.model.empty() ? "-" : m.model, m.precision.empty() ? "-" : m.precision,
-                      signed_bytes(m.fixed_bytes), signed_bytes(m.per_sample_bytes),
-                      m.r2 ? fixed(*m.r2, 4) : "-", predicted});
+                      signed_bytes(m.fixed_bytes), signed_bytes(m.per_sample_bytes), m.r2 ? fixed(*m.r2, 4) : "-",
+                      predicted});
   }
   return t;
 }

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include <trainbench/reporters/report_views.hpp>
-#include <trainbench/support/text_table.hpp>
 #include <trainbench/results/results.hpp>
+#include <trainbench/support/text_table.hpp>
 
 namespace tb::report {
 

@@ -2,10 +2,10 @@
 
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/energy_view.hpp>
-#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/headline.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
+#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -17,9 +17,7 @@ namespace tb {
 namespace {
 
 // The console's tables: titles left-aligned over a rule of dashes.
-void print_table(std::ostream& os, const TextTable& t) {
-  write_text_table(os, t, {.rule = true});
-}
+void print_table(std::ostream& os, const TextTable& t) { write_text_table(os, t, {.rule = true}); }
 
 void print_capacity(std::ostream& os, const RunResult& run) {
   using namespace report;
@@ -72,11 +70,13 @@ void print_notes(std::ostream& os, const report::Headline& headline) {
     if (note.kind != ScenarioNote::Kind::status) continue;
     if (!notes) os << '\n';
     notes = true;
-    os << pad(std::string(to_string(note.scenario->status)) + ' ', 8) << note.scenario->id << ": "  // a space after any length
+    os << pad(std::string(to_string(note.scenario->status)) + ' ', 8) << note.scenario->id
+       << ": "  // a space after any length
        << note.reason << '\n';
   }
   for (const auto& note : headline.notes)
-    if (note.kind == ScenarioNote::Kind::contended) os << "contended " << note.scenario->id << ": " << note.reason << '\n';
+    if (note.kind == ScenarioNote::Kind::contended)
+      os << "contended " << note.scenario->id << ": " << note.reason << '\n';
   if (!headline.drifted.empty()) os << '\n';
   for (const ScenarioResult* s : headline.drifted) {
     const auto& lp = *s->loss_parity;
@@ -120,8 +120,17 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
 
   const std::size_t loss_step = common_loss_step(run);
   TextTable table;
-  table.titles = {"scenario",  "status",           "eff. batch", "step ms",        "±CI ms",  "samples/s",
-                  "speedup [95% CI] verdict", "phases % d/h/f/b/o[/c]", "bound", loss_column_title(loss_step), "skipped",
+  table.titles = {"scenario",
+                  "status",
+                  "eff. batch",
+                  "step ms",
+                  "±CI ms",
+                  "samples/s",
+                  "speedup [95% CI] verdict",
+                  "phases % d/h/f/b/o[/c]",
+                  "bound",
+                  loss_column_title(loss_step),
+                  "skipped",
                   "peak mem"};
   table.right = {false, false, true, true, true, true, false, false, false, false, true, true};
   auto& rows = table.rows;
@@ -135,8 +144,7 @@ void ConsoleReporter::do_render(const RunResult& run, const ReportContext& ctx) 
     if (loss_drifted(s.loss_parity)) speed += " (loss drift!)";
     rows.push_back({s.id, status_cell(s), std::to_string(global_batch(s.params)), millis(s.step_time_s.median),
                     ci_halfwidth_ms(s), rate(s.samples_per_s), speed, phase_shares(s), bottleneck_cell(s),
-                    loss_cell(s, loss_step),
-                    std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
+                    loss_cell(s, loss_step), std::to_string(s.skipped_steps), bytes(peak_memory_bytes(s))});
   };
   // With several workloads, each one's rows under a line naming what its speed-ups are against
   // (a row of one cell runs on over the columns).

@@ -99,23 +99,28 @@ std::vector<CsvColumn> build_columns() {
       {"peak_rss_bytes", [](S s) { return integer(s.memory.peak_rss_bytes); }},
       {"wall_s", [](S s) { return exact(s.wall_s); }},
       {"contended", [](S s) { return flag(s.contended()); }},
-      {"other_cpu_cores", [](S s) { return s.disturbance && s.disturbance->available ? exact(s.disturbance->other_cpu_cores) : ""; }},
+      {"other_cpu_cores",
+       [](S s) { return s.disturbance && s.disturbance->available ? exact(s.disturbance->other_cpu_cores) : ""; }},
       section_column("baseline_id", &ScenarioResult::comparison, [](Cmp c) { return c.baseline_id; }),
       section_column("speedup", &ScenarioResult::comparison, [](Cmp c) { return exact(c.speedup); }),
       section_column("speedup_ci_low", &ScenarioResult::comparison, [](Cmp c) { return exact(c.ci_low); }),
       section_column("speedup_ci_high", &ScenarioResult::comparison, [](Cmp c) { return exact(c.ci_high); }),
       section_column("verdict", &ScenarioResult::comparison, [](Cmp c) { return c.verdict; }),
       section_column("loss_parity_reference_id", &ScenarioResult::loss_parity, [](Parity p) { return p.reference_id; }),
-      section_column("loss_parity_rel_drift", &ScenarioResult::loss_parity, [](Parity p) { return exact(p.rel_drift); }),
-      section_column("loss_parity_tolerance", &ScenarioResult::loss_parity, [](Parity p) { return exact(p.tolerance); }),
+      section_column("loss_parity_rel_drift", &ScenarioResult::loss_parity,
+                     [](Parity p) { return exact(p.rel_drift); }),
+      section_column("loss_parity_tolerance", &ScenarioResult::loss_parity,
+                     [](Parity p) { return exact(p.tolerance); }),
       section_column("loss_parity_ok", &ScenarioResult::loss_parity, [](Parity p) { return flag(p.ok); }),
       section_column("flops_per_sample", &ScenarioResult::capacity,
                      [](Cap c) { return c.flops_per_sample ? exact(c.flops_per_sample->total()) : ""; }),
-      section_column("achieved_flops_per_s", &ScenarioResult::capacity, [](Cap c) { return exact(c.achieved_flops_per_s); }),
+      section_column("achieved_flops_per_s", &ScenarioResult::capacity,
+                     [](Cap c) { return exact(c.achieved_flops_per_s); }),
       // Peak and MFU exist only when a peak was known.
       section_column("peak_flops_per_s", &ScenarioResult::capacity,
                      [](Cap c) { return c.peak_flops_per_s > 0 ? exact(c.peak_flops_per_s) : ""; }),
-      section_column("mfu", &ScenarioResult::capacity, [](Cap c) { return c.peak_flops_per_s > 0 ? exact(c.mfu) : ""; }),
+      section_column("mfu", &ScenarioResult::capacity,
+                     [](Cap c) { return c.peak_flops_per_s > 0 ? exact(c.mfu) : ""; }),
       // An MFU above 100% is a measurement error (capacity.mfu_error, or derived for older files).
       section_column("mfu_error", &ScenarioResult::capacity,
                      [](Cap c) { return c.peak_flops_per_s > 0 ? c.mfu_error : ""; }),
@@ -124,20 +129,25 @@ std::vector<CsvColumn> build_columns() {
       section_column("global_batch", &ScenarioResult::data_parallel, [](Dp d) { return integer(d.global_batch); }),
       section_column("scaling_efficiency", &ScenarioResult::data_parallel,
                      [](Dp d) { return d.efficiency ? exact(*d.efficiency) : ""; }),
-      section_column("scaling_reference_id", &ScenarioResult::data_parallel, [](Dp d) { return d.efficiency_reference_id; }),
+      section_column("scaling_reference_id", &ScenarioResult::data_parallel,
+                     [](Dp d) { return d.efficiency_reference_id; }),
       section_column("gradient_bytes", &ScenarioResult::data_parallel, [](Dp d) { return integer(d.gradient_bytes); }),
       section_column("exposed_comm_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.exposed_comm_s); }),
-      section_column("overlapped_comm_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.overlapped_comm_s); }),
+      section_column("overlapped_comm_s", &ScenarioResult::data_parallel,
+                     [](Dp d) { return exact(d.overlapped_comm_s); }),
       section_column("allreduce_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.allreduce_s); }),
-      section_column("algbw_GBps", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.algbw_bytes_per_s / 1e9); }),
-      section_column("busbw_GBps", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.busbw_bytes_per_s / 1e9); }),
+      section_column("algbw_GBps", &ScenarioResult::data_parallel,
+                     [](Dp d) { return exact(d.algbw_bytes_per_s / 1e9); }),
+      section_column("busbw_GBps", &ScenarioResult::data_parallel,
+                     [](Dp d) { return exact(d.busbw_bytes_per_s / 1e9); }),
       section_column("comm_latency_s", &ScenarioResult::data_parallel, [](Dp d) { return exact(d.latency_s); }),
       // The straggler: every rank waits for the slowest compute before the last bucket reduces.
-      section_column("slowest_rank_compute_s", &ScenarioResult::data_parallel, [](Dp d) {
-        double slowest = 0;
-        for (const auto& r : d.ranks) slowest = std::max(slowest, r.compute_s);
-        return d.ranks.empty() ? std::string() : exact(slowest);
-      }),
+      section_column("slowest_rank_compute_s", &ScenarioResult::data_parallel,
+                     [](Dp d) {
+                       double slowest = 0;
+                       for (const auto& r : d.ranks) slowest = std::max(slowest, r.compute_s);
+                       return d.ranks.empty() ? std::string() : exact(slowest);
+                     }),
   };
   c.insert(c.end(), tail.begin(), tail.end());
   return c;

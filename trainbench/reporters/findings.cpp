@@ -20,9 +20,9 @@ std::string value_text(const std::string& v) {
 }
 
 std::string effect_line(const AxisEffect& e) {
-  std::string line = (e.workload.empty() ? "" : e.workload + ": ") + e.axis + " " + value_text(e.value) + " vs " + value_text(e.reference) + ": " +
-                     ratio_with_verdict(e.speedup, e.verdict) + " (" + std::to_string(e.pairs) +
-                     (e.pairs == 1 ? " pair" : " pairs");
+  std::string line = (e.workload.empty() ? "" : e.workload + ": ") + e.axis + " " + value_text(e.value) + " vs " +
+                     value_text(e.reference) + ": " + ratio_with_verdict(e.speedup, e.verdict) + " (" +
+                     std::to_string(e.pairs) + (e.pairs == 1 ? " pair" : " pairs");
   if (e.pairs > 1) line += ", " + times(e.lowest) + " to " + times(e.highest) + " across the other settings";
   if (e.drifted_pairs > 0) line += "; loss drifted from fp32 in " + std::to_string(e.drifted_pairs);
   return line + ")";
@@ -40,24 +40,22 @@ std::vector<std::string> best_lines(const BestConfiguration& b) {
   std::string line = where + "fastest " + b.id;
   if (!b.reference_id.empty()) {
     const bool directed = b.verdict_vs_reference == "faster" || b.verdict_vs_reference == "slower";
-    line += directed ? ", " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference) + " than " + b.reference_id
-                     : ", against " + b.reference_id + ": " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference);
-  }
-  else if (b.runner_up_id.empty())
-    line += " (the only measured configuration)";
+    line += directed
+                ? ", " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference) + " than " + b.reference_id
+                : ", against " + b.reference_id + ": " + ratio_with_verdict(b.vs_reference, b.verdict_vs_reference);
+  } else if (b.runner_up_id.empty()) line += " (the only measured configuration)";
   std::vector<std::string> lines{line};
   if (!b.runner_up_id.empty()) {
     std::string next = "  next: " + b.runner_up_id + ", which the fastest beats by " +
                        ratio_with_verdict(b.vs_runner_up, b.verdict_vs_runner_up);
-    if (!b.vs_runner_up.valid)
-      next += ": too few segments for an interval, so no claim either way";
-    else if (b.verdict_vs_runner_up != "faster")
-      next += ": not distinguishable, either will do";
+    if (!b.vs_runner_up.valid) next += ": too few segments for an interval, so no claim either way";
+    else if (b.verdict_vs_runner_up != "faster") next += ": not distinguishable, either will do";
     lines.push_back(next);
   }
   if (!b.faster_but_drifted.empty())
-    lines.push_back("  left out, faster but their loss drifted from fp32: " + std::to_string(b.faster_but_drifted.size()) +
-                    " (" + b.faster_but_drifted.front() + (b.faster_but_drifted.size() > 1 ? ", ..." : "") + ")");
+    lines.push_back(
+        "  left out, faster but their loss drifted from fp32: " + std::to_string(b.faster_but_drifted.size()) + " (" +
+        b.faster_but_drifted.front() + (b.faster_but_drifted.size() > 1 ? ", ..." : "") + ")");
   return lines;
 }
 
@@ -93,8 +91,9 @@ std::vector<std::string> bottleneck_lines(const RunResult& run) {
                     (t.count > 1 ? ", most " : ", ") + t.example_id + " (" + t.example_reason + ")");
   }
   if (idle_unknown)
-    lines.push_back("  compute-bound on a GPU may be launch-bound: only a CUPTI profile (profile.cupti) "
-                    "measures how long the GPU sat idle");
+    lines.push_back(
+        "  compute-bound on a GPU may be launch-bound: only a CUPTI profile (profile.cupti) "
+        "measures how long the GPU sat idle");
   return lines;
 }
 
@@ -122,7 +121,8 @@ std::vector<FindingGroup> findings(const RunResult& run) {
   std::vector<FindingGroup> groups;
   FindingGroup effects{"Effect of each setting (per sample, averaged over the other settings)", {}};
   for (const auto& e : axis_effects(run)) {
-    if (!e.workload.empty()) effects.heading = "Effect of each setting (per sample, within each workload, averaged over the other settings)";
+    if (!e.workload.empty())
+      effects.heading = "Effect of each setting (per sample, within each workload, averaged over the other settings)";
     effects.lines.push_back(effect_line(e));
   }
   FindingGroup best{"Fastest configuration", {}};

@@ -14,8 +14,7 @@ namespace tb {
 namespace {
 
 // The environment manifest's first present value among several spellings.
-nlohmann::json env_value(const nlohmann::json& env,
-                         std::initializer_list<std::initializer_list<const char*>> paths) {
+nlohmann::json env_value(const nlohmann::json& env, std::initializer_list<std::initializer_list<const char*>> paths) {
   for (const auto& path : paths) {
     const nlohmann::json* node = &env;
     bool found = true;
@@ -70,10 +69,9 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
   const SystemInfo machine = recorded_host(env);
   auto cpus = machine.num_cpus > 0
                   ? nlohmann::json(machine.num_cpus)
-                  : env_value(env, {{"cpu", "logical_cores"}, {"cpu", "cores"}, {"cpu", "count"},
-                                    {"num_cpus"}});
-  auto mhz = machine.mhz_per_cpu > 0 ? nlohmann::json(machine.mhz_per_cpu)
-                                     : env_value(env, {{"cpu", "mhz"}, {"mhz_per_cpu"}});
+                  : env_value(env, {{"cpu", "logical_cores"}, {"cpu", "cores"}, {"cpu", "count"}, {"num_cpus"}});
+  auto mhz =
+      machine.mhz_per_cpu > 0 ? nlohmann::json(machine.mhz_per_cpu) : env_value(env, {{"cpu", "mhz"}, {"mhz_per_cpu"}});
   auto build = env_value(env, {{"build_type"}, {"build", "type"}});
   std::string build_type = "unknown";
   if (build.is_string()) build_type = build.get<std::string>() == "Debug" ? "debug" : "release";

@@ -12,8 +12,8 @@ HeadlineGeomean geomean_line(const RunResult& run) {
   if (!line.shown) return line;
   if (grouped_by_workload(run)) {
     for (const WorkloadGroup& g : workload_groups(run))
-      line.workloads.push_back({g.workload, g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-",
-                                workload_geomean_text(g)});
+      line.workloads.push_back(
+          {g.workload, g.geomean && !g.baseline_id.empty() ? geomean_cell(*g.geomean) : "-", workload_geomean_text(g)});
     return line;
   }
   if (run.summary && run.summary->geomean) line.value = geomean_cell(*run.summary->geomean);
@@ -89,8 +89,7 @@ Headline headline_of(const RunResult& run) {
   h.counts = status_counts(run);
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) h.notes.push_back({ScenarioNote::Kind::status, &s, reason_of(s)});
-    if (s.contended())
-      h.notes.push_back({ScenarioNote::Kind::contended, &s, s.disturbance_reason()});
+    if (s.contended()) h.notes.push_back({ScenarioNote::Kind::contended, &s, s.disturbance_reason()});
     if (loss_drifted(s.loss_parity)) h.drifted.push_back(&s);
   }
   h.loss_parity_warnings = static_cast<int>(h.drifted.size());

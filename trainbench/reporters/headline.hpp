@@ -78,8 +78,8 @@ struct Headline {
   HeadlineGeomean geomean;
   // In the run's order; a scenario that is both not ok and contended has its status note first.
   std::vector<ScenarioNote> notes;
-  std::vector<SkipGroup> skips;                  // skipped scenarios by reason
-  std::vector<const ScenarioResult*> drifted;    // loss parity past its tolerance, in the run's order
+  std::vector<SkipGroup> skips;                // skipped scenarios by reason
+  std::vector<const ScenarioResult*> drifted;  // loss parity past its tolerance, in the run's order
 };
 
 // The headline of `run`; its pointers point into `run`, which must outlive it.

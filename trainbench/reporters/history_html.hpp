@@ -23,7 +23,7 @@ struct ScenarioTrend {
 //   or null), "samples_per_s"}]}: one chart per scenario with at least one point.
 nlohmann::json history_chart_data(const std::vector<ScenarioTrend>& trends);
 
-void render_history_html(std::ostream& os, const std::string& db_path,
-                         const std::vector<ScenarioTrend>& trends, const std::string& chartjs_path);
+void render_history_html(std::ostream& os, const std::string& db_path, const std::vector<ScenarioTrend>& trends,
+                         const std::string& chartjs_path);
 
 }  // namespace tb

@@ -44,8 +44,8 @@ constexpr std::size_t kMaxSeriesPerChart = 4;
 std::vector<SeriesGroup> small_multiple_groups(const std::vector<const ScenarioResult*>& scenarios) {
   std::vector<SeriesGroup> models;
   for (const auto* s : scenarios) {
-    auto it = std::find_if(models.begin(), models.end(),
-                           [&](const SeriesGroup& g) { return g.name == s->params.model; });
+    auto it =
+        std::find_if(models.begin(), models.end(), [&](const SeriesGroup& g) { return g.name == s->params.model; });
     if (it == models.end()) it = models.insert(models.end(), {s->params.model, {}});
     it->members.push_back(s);
   }
@@ -100,8 +100,8 @@ std::vector<std::string> short_labels(const std::vector<const ScenarioResult*>& 
 
 // per_workload: several workloads, each against its own baseline (report::grouped_by_workload).
 json speedup_chart(const std::vector<const ScenarioResult*>& ok, bool per_workload) {
-  json ids = json::array(), values = json::array(), bars = json::array(),
-       verdicts = json::array(), parity = json::array();
+  json ids = json::array(), values = json::array(), bars = json::array(), verdicts = json::array(),
+       parity = json::array();
   std::vector<const ScenarioResult*> shown;
   for (const auto* s : ok) {
     const auto& c = s->comparison;
@@ -115,16 +115,21 @@ json speedup_chart(const std::vector<const ScenarioResult*>& ok, bool per_worklo
     parity.push_back(!lp || lp->ok);
   }
   if (shown.empty()) return nullptr;
-  return {{"id", "speedup"},          {"kind", "speedup"},
+  return {{"id", "speedup"},
+          {"kind", "speedup"},
           {"title", per_workload ? "Speed-up vs its workload's baseline (median step time, 95% CI)"
                                  : "Speed-up vs baseline (median step time, 95% CI)"},
           {"caption", std::string(per_workload ? "Bars: the workload baseline's median / scenario median"
                                                : "Bars: baseline median / scenario median") +
                           "; whiskers: 95% CI; green faster, red slower, grey same or noisy, amber: loss "
                           "parity failed (not a win)."},
-          {"labels", short_labels(shown)}, {"ids", ids}, {"values", values},
-          {"error_bars", bars},       {"verdicts", verdicts},
-          {"loss_parity_ok", parity}, {"y_title", "speed-up (×)"}};
+          {"labels", short_labels(shown)},
+          {"ids", ids},
+          {"values", values},
+          {"error_bars", bars},
+          {"verdicts", verdicts},
+          {"loss_parity_ok", parity},
+          {"y_title", "speed-up (×)"}};
 }
 
 // Per sample, not per optimizer step: scenarios with other batch sizes or accumulation counts
@@ -149,14 +154,14 @@ json phases_chart(const std::vector<const ScenarioResult*>& ok) {
   }
   if (shown.empty()) return nullptr;
   json datasets = json::array();
-  for (const auto& name : report::phase_order())
-    datasets.push_back({{"label", name}, {"data", series[name]}});
+  for (const auto& name : report::phase_order()) datasets.push_back({{"label", name}, {"data", series[name]}});
   return {{"id", "phases"},
           {"kind", "phases"},
           {"title", "Phase breakdown (mean µs per sample)"},
-          {"caption", "Each phase's mean time per optimizer step divided by the samples in that step "
-                      "(effective batch, shown in the tooltip), so scenarios with other batch sizes "
-                      "or accumulation counts compare."},
+          {"caption",
+           "Each phase's mean time per optimizer step divided by the samples in that step "
+           "(effective batch, shown in the tooltip), so scenarios with other batch sizes "
+           "or accumulation counts compare."},
           {"labels", short_labels(shown)},
           {"ids", ids},
           {"effective_batch", batches},
@@ -254,17 +259,20 @@ std::vector<json> loss_difference_charts(const RunResult& run, const std::vector
         json values = json::array();
         for (std::size_t k = 0; k < std::min(s.loss_curve.size(), ref.loss_curve.size()); ++k)
           values.push_back(round6(s.loss_curve[k] - ref.loss_curve[k]));
-        return json{{"reference", ref.id}, {"parity_ok", s.loss_parity->ok},
-                    {"precision", to_string(s.params.precision)}, {"data", values}};
+        return json{{"reference", ref.id},
+                    {"parity_ok", s.loss_parity->ok},
+                    {"precision", to_string(s.params.precision)},
+                    {"data", values}};
       },
       [](const std::string& group) {
         return json{{"id", "loss-difference-" + chart_slug(group)},
                     {"kind", "loss_difference"},
                     {"group", "loss"},
                     {"title", "Loss minus the fp32 twin's loss: " + group},
-                    {"caption", "0 = the same loss as the fp32 scenario with the same other settings. The "
-                                "loss-parity verdict compares the mean of the last steps against its "
-                                "tolerance; dashed lines: scenarios that failed it."},
+                    {"caption",
+                     "0 = the same loss as the fp32 scenario with the same other settings. The "
+                     "loss-parity verdict compares the mean of the last steps against its "
+                     "tolerance; dashed lines: scenarios that failed it."},
                     {"x_title", "optimizer step"},
                     {"y_title", "loss − fp32 loss"}};
       });
@@ -290,8 +298,9 @@ std::vector<json> step_time_charts(const std::vector<const ScenarioResult*>& ok)
                     {"kind", "step_times"},
                     {"group", "steps"},
                     {"title", "Step time over measured steps: " + group},
-                    {"caption", "Warm-up steps are not measured and not shown; dotted lines: where a new "
-                                "segment (round of the interleaved schedule) began, after its re-warm."},
+                    {"caption",
+                     "Warm-up steps are not measured and not shown; dotted lines: where a new "
+                     "segment (round of the interleaved schedule) began, after its re-warm."},
                     {"x_title", "measured step"},
                     {"y_title", "ms per optimizer step"}};
       });
@@ -322,8 +331,9 @@ std::vector<json> capacity_charts(const RunResult& run) {
                   {"kind", "capacity"},
                   {"group", "capacity"},
                   {"title", "Throughput and peak memory vs batch size: " + name},
-                  {"caption", "Probes of the batch-size search in batch order; ✗ did not fit. Dashed: "
-                              "memory model fixed + per-sample × batch; red: the memory budget."},
+                  {"caption",
+                   "Probes of the batch-size search in batch order; ✗ did not fit. Dashed: "
+                   "memory model fixed + per-sample × batch; red: the memory budget."},
                   {"x_title", "batch size (log scale)"},
                   {"probes", probes},
                   {"best_batch", b.best_batch},
@@ -354,17 +364,14 @@ json html_chart_data(const RunResult& run) {
   json charts = json::array();
   // A capacity run's point is its batch-size search: those charts come first.
   for (auto& chart : capacity_charts(run)) charts.push_back(std::move(chart));
-  for (json chart : {speedup_chart(ok, report::grouped_by_workload(run)), phases_chart(ok), scaling_chart(ok, "workers"),
-                     scaling_chart(ok, "batch")})
+  for (json chart : {speedup_chart(ok, report::grouped_by_workload(run)), phases_chart(ok),
+                     scaling_chart(ok, "workers"), scaling_chart(ok, "batch")})
     if (!chart.is_null()) charts.push_back(std::move(chart));
   for (auto& chart : loss_charts(ok, report::common_loss_step(run))) charts.push_back(std::move(chart));
   for (auto& chart : loss_difference_charts(run, ok)) charts.push_back(std::move(chart));
   for (auto& chart : step_time_charts(ok)) charts.push_back(std::move(chart));
   if (auto memory = report::memory_timeline_chart(run)) charts.push_back(std::move(*memory));
-  return {{"run_id", run.run_id},
-          {"matrix", run.matrix_name},
-          {"baseline_id", run.baseline_id},
-          {"charts", charts}};
+  return {{"run_id", run.run_id}, {"matrix", run.matrix_name}, {"baseline_id", run.baseline_id}, {"charts", charts}};
 }
 
 }  // namespace tb

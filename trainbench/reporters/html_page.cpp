@@ -24,8 +24,7 @@ std::string esc(const std::string& s) {
 }
 
 std::string script_safe(std::string text) {
-  for (std::size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos; pos += 3)
-    text.replace(pos, 2, "<\\/");
+  for (std::size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos; pos += 3) text.replace(pos, 2, "<\\/");
   return text;
 }
 
@@ -40,8 +39,8 @@ std::string read_chartjs(const std::string& path) {
 
 void open(std::ostream& os, const std::string& title) {
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>" << esc(title) << "</title>\n<style>" << html_assets::kStyle
-     << "</style>\n<script>" << html_assets::kPrelude << "</script>\n</head>\n<body>\n";
+     << "<title>" << esc(title) << "</title>\n<style>" << html_assets::kStyle << "</style>\n<script>"
+     << html_assets::kPrelude << "</script>\n</head>\n<body>\n";
 }
 
 void chart_slots(std::ostream& os, const std::string& chartjs, const std::string& chartjs_path,

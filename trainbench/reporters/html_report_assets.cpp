@@ -77,7 +77,8 @@ std::string precision_colours_line() {
   return line + " };\n";
 }
 
-const char* const kDrawScriptBody = R"js(  var VERDICT_COLORS = { faster: '#2da44e', slower: '#cf222e', same: '#8c959f', noisy: '#8c959f' };
+const char* const kDrawScriptBody =
+    R"js(  var VERDICT_COLORS = { faster: '#2da44e', slower: '#cf222e', same: '#8c959f', noisy: '#8c959f' };
 
   // Whiskers for [low, high] intervals on bar charts (dataset.errorBars), plus a dashed
   // reference line at y = dataset.referenceLine.

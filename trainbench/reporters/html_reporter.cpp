@@ -8,7 +8,6 @@
 #include <trainbench/build_config.hpp>
 #include <trainbench/capacity/utilization.hpp>
 #include <trainbench/reporters/capacity_tables.hpp>
-#include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/reporters/energy_view.hpp>
 #include <trainbench/reporters/findings.hpp>
 #include <trainbench/reporters/headline.hpp>
@@ -17,6 +16,7 @@
 #include <trainbench/reporters/loss_at_step.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
+#include <trainbench/reporters/scaling_tables.hpp>
 #include <trainbench/support/join.hpp>
 
 namespace tb {
@@ -51,7 +51,8 @@ void render_verdict(std::ostream& os, const Headline& headline) {
   if (geomean.per_workload()) {
     // A geomean per workload, each against its own baseline.
     os << "geomean speed-up";
-    for (const auto& w : geomean.workloads) os << " " << esc(w.workload) << " <strong>" << esc(w.value) << "</strong> ·";
+    for (const auto& w : geomean.workloads)
+      os << " " << esc(w.workload) << " <strong>" << esc(w.value) << "</strong> ·";
     os << " ";
   } else if (geomean.shown) {
     os << "geomean speed-up " << (geomean.value ? "<strong>" + esc(*geomean.value) + "</strong>" : std::string("-"))
@@ -92,18 +93,18 @@ void render_warnings(std::ostream& os, const Headline& headline) {
   }
   for (const auto& note : headline.notes)
     if (note.kind == ScenarioNote::Kind::contended)
-      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(note.scenario->id) << "</code>: "
-            << esc(note.reason) << "</li>\n";
+      items << "<li><span class=\"warn\">contended</span>: <code>" << esc(note.scenario->id)
+            << "</code>: " << esc(note.reason) << "</li>\n";
   if (!items.str().empty()) os << "<ul class=\"warnings\">\n" << items.str() << "</ul>\n";
 }
 
 void render_header(std::ostream& os, const RunResult& run) {
   const Headline headline = headline_of(run);
   const bool compared = shows_speedups(run);
-  os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id)
-     << "</code> · matrix <code>" << esc(run.matrix_name.empty() ? "-" : run.matrix_name)
-     << "</code> · " << (compared ? "baseline <code>" + esc(run.baseline_id) + "</code>" : std::string("no baseline"))
-     << " · " << run.scenarios.size() << " scenarios</p>\n";
+  os << "<h1>trainbench report</h1>\n<p class=\"meta\">run <code>" << esc(run.run_id) << "</code> · matrix <code>"
+     << esc(run.matrix_name.empty() ? "-" : run.matrix_name) << "</code> · "
+     << (compared ? "baseline <code>" + esc(run.baseline_id) + "</code>" : std::string("no baseline")) << " · "
+     << run.scenarios.size() << " scenarios</p>\n";
   render_verdict(os, headline);
 
   // The answers before the evidence: effects, fastest configuration, bottlenecks.
@@ -147,19 +148,16 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
        << "<td><code>" << esc(s.id) << "</code></td>" << td(status_cell(s))
        << num_td(std::to_string(global_batch(s.params)));
     if (!has_timing_columns(s)) {
-      os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(reason_of(s))
-         << "</td></tr>\n";
+      os << "<td class=\"wrap\" colspan=\"" << detail_columns << "\">" << esc(reason_of(s)) << "</td></tr>\n";
       return;
     }
-    os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s))
-       << num_td(std::to_string(s.measured_steps)) << num_td(rate(s.samples_per_s));
+    os << num_td(millis(s.step_time_s.median)) << num_td(ci_halfwidth_ms(s)) << num_td(std::to_string(s.measured_steps))
+       << num_td(rate(s.samples_per_s));
     if (tokens) os << num_td(rate(s.tokens_per_s));
     auto c = s.comparison;
     if (compared) {
-      if (!c)
-        os << num_td("-") << td("-");
-      else if (c->verdict == "baseline")
-        os << num_td("1.00x") << td("baseline");
+      if (!c) os << num_td("-") << td("-");
+      else if (c->verdict == "baseline") os << num_td("1.00x") << td("baseline");
       else
         os << num_td(speedup_interval(*c)) << "<td>" << esc(c->verdict.empty() ? "-" : c->verdict)
            << (drifted ? " <span class=\"warn\">⚠ loss parity</span>" : "") << "</td>";
@@ -167,8 +165,8 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     const std::string loss = loss_cell(s, loss_step);
     os << td(phase_shares(s)) << td(bottleneck_cell(s)) << "<td>" << esc(loss);
     if (drifted)
-      os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; "
-         << percent(lp->tolerance, 2) << "%</span>";
+      os << " <span class=\"warn\">⚠ drift " << percent(lp->rel_drift, 2) << "% &gt; " << percent(lp->tolerance, 2)
+         << "%</span>";
     os << "</td>";
     if (skipped) os << num_td(std::to_string(s.skipped_steps));
     os << num_td(bytes(peak_memory_bytes(s)));
@@ -180,10 +178,8 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
     bool first = true;
     for (const auto& [kind, path] : traces_of(s)) {
       os << (first ? "" : " · ");
-      if (trace_present(ctx, path))
-        os << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(kind) << "</a>";
-      else
-        os << esc(kind) << " <span class=\"warn\">missing</span>";
+      if (trace_present(ctx, path)) os << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(kind) << "</a>";
+      else os << esc(kind) << " <span class=\"warn\">missing</span>";
       first = false;
     }
     if (first) os << "-";
@@ -200,18 +196,17 @@ void render_scenarios(std::ostream& os, const RunResult& run, const ReportContex
       os << "<h3 class=\"workload\">" << esc(group.workload) << " <span class=\"meta\">";
       if (group.baseline_id.empty())
         os << (group.annotated ? "no scenario at the baseline's settings, no speed-ups" : "");
-      else
-        os << "speed-ups against <code>" << esc(group.baseline_id) << "</code>";
+      else os << "speed-ups against <code>" << esc(group.baseline_id) << "</code>";
       os << "</span></h3>\n";
     }
     os << "<table id=\"tb-scenarios" << (k == 0 ? std::string() : "-" + std::to_string(k + 1))
        << "\">\n<tr><th>scenario</th><th>status</th>"
           "<th>eff. batch</th><th>step ms</th><th>±CI ms</th><th>steps</th><th>samples/s</th>"
-       << (tokens ? "<th>tokens/s</th>" : "")
-       << (compared ? "<th>speed-up [95% CI]</th><th>verdict</th>" : "") << "<th>phases % d/h/f/b/o[/c]</th>"
-          "<th>bound</th><th>" << esc(loss_column_title(loss_step)) << "</th>"
-       << (skipped ? "<th>skipped steps</th>" : "") << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "")
-       << "</tr>\n";
+       << (tokens ? "<th>tokens/s</th>" : "") << (compared ? "<th>speed-up [95% CI]</th><th>verdict</th>" : "")
+       << "<th>phases % d/h/f/b/o[/c]</th>"
+          "<th>bound</th><th>"
+       << esc(loss_column_title(loss_step)) << "</th>" << (skipped ? "<th>skipped steps</th>" : "")
+       << "<th>peak mem</th>" << (traced ? "<th>traces</th>" : "") << "</tr>\n";
     for (const ScenarioResult* s : group.scenarios) write_row(*s);
     os << "</table>\n";
   }
@@ -232,10 +227,8 @@ void render_profiling(std::ostream& os, const RunResult& run, const ReportContex
     bool first = true;
     for (const auto& [kind, path] : p.traces) {
       rows << (first ? "" : "<br>") << esc(kind) << ": ";
-      if (trace_present(ctx, path))
-        rows << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(path) << "</a>";
-      else
-        rows << "<code>" << esc(path) << "</code> <span class=\"warn\">missing</span>";
+      if (trace_present(ctx, path)) rows << "<a href=\"" << esc(trace_link(ctx, path)) << "\">" << esc(path) << "</a>";
+      else rows << "<code>" << esc(path) << "</code> <span class=\"warn\">missing</span>";
       first = false;
     }
     rows << "</td><td>";
@@ -276,8 +269,7 @@ void render_capacity(std::ostream& os, const RunResult& run) {
       for (std::size_t c = 1; c < row.size(); ++c) {
         if (row[c] == capacity::kMfuErrorCell && error != errors.end())
           os << "<td class=\"num bad\" title=\"" << esc(error->second) << "\">" << esc(row[c]) << "</td>";
-        else
-          os << (table.right.at(c) ? num_td(row[c]) : td(row[c]));
+        else os << (table.right.at(c) ? num_td(row[c]) : td(row[c]));
       }
       os << "</tr>\n";
     }
@@ -302,9 +294,8 @@ void render_capacity(std::ostream& os, const RunResult& run) {
         probes += p.fits ? rate(p.samples_per_s) + ", " + bytes(p.peak_bytes) : std::string("does not fit");
       }
       os << "<tr>" << td(b.model.empty() ? "-" : b.model) << td(b.precision.empty() ? "-" : b.precision)
-         << num_td(max_batch_cell(b)) << num_td(std::to_string(b.best_batch))
-         << num_td(rate(b.best_samples_per_s)) << "<td class=\"wrap\">" << esc(probes)
-         << "</td></tr>\n";
+         << num_td(max_batch_cell(b)) << num_td(std::to_string(b.best_batch)) << num_td(rate(b.best_samples_per_s))
+         << "<td class=\"wrap\">" << esc(probes) << "</td></tr>\n";
     }
     os << "</table>\n";
   }
@@ -314,10 +305,8 @@ void render_capacity(std::ostream& os, const RunResult& run) {
           "<th>predicted max batch</th></tr>\n";
     for (const auto& m : run_cap.memory_fit)
       os << "<tr>" << td(m.model.empty() ? "-" : m.model) << td(m.precision.empty() ? "-" : m.precision)
-         << num_td(bytes(whole_bytes(m.fixed_bytes)))
-         << num_td(bytes(whole_bytes(m.per_sample_bytes)))
-         << num_td(fixed(m.r2.value_or(0.0), 4)) << num_td(std::to_string(m.predicted_max_batch))
-         << "</tr>\n";
+         << num_td(bytes(whole_bytes(m.fixed_bytes))) << num_td(bytes(whole_bytes(m.per_sample_bytes)))
+         << num_td(fixed(m.r2.value_or(0.0), 4)) << num_td(std::to_string(m.predicted_max_batch)) << "</tr>\n";
     os << "</table>\n";
   }
 }
@@ -351,7 +340,8 @@ void render_scaling(std::ostream& os, const RunResult& run) {
   int index = 0;
   for (const auto& series : run.scaling->series) {
     const std::string n = std::to_string(index++);
-    os << "<h3>Scaling <code>" << esc(series.label) << "</code> (" << esc(series.scaling.empty() ? "weak" : series.scaling)
+    os << "<h3>Scaling <code>" << esc(series.label) << "</code> ("
+       << esc(series.scaling.empty() ? "weak" : series.scaling)
        << " scaling)</h3>\n<ul class=\"notes\" id=\"tb-scaling-notes-" << n << "\">\n";
     for (const auto& line : report::series_notes(series)) os << "<li>" << esc(line) << "</li>\n";
     os << "</ul>\n";
@@ -382,9 +372,7 @@ HtmlReporter::HtmlReporter(std::string chartjs_path) : chartjs_path_(std::move(c
   }
 }
 
-std::string HtmlReporter::data_block(const RunResult& run) {
-  return script_safe(html_chart_data(run).dump(1));
-}
+std::string HtmlReporter::data_block(const RunResult& run) { return script_safe(html_chart_data(run).dump(1)); }
 
 void HtmlReporter::do_render(const RunResult& run, const ReportContext& ctx) {
   std::ostream& os = *ctx.out;

@@ -5,8 +5,8 @@
 
 #include <trainbench/reporters/capacity_tables.hpp>
 #include <trainbench/reporters/energy_view.hpp>
-#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/loss_at_step.hpp>
+#include <trainbench/reporters/memory_timeline_view.hpp>
 #include <trainbench/reporters/report_format.hpp>
 #include <trainbench/reporters/report_views.hpp>
 #include <trainbench/reporters/scaling_tables.hpp>
@@ -130,9 +130,9 @@ void profiling_section(std::ostream& os, const RunResult& run, const ReportConte
     if (!p) continue;
     std::string traces;
     for (const auto& [kind, path] : p->traces)
-      traces += (traces.empty() ? "" : " · ") +
-                (trace_present(ctx, path) ? "[" + kind + "](" + link_target(trace_link(ctx, path)) + ")"
-                                          : kind + " (missing: " + code(path) + ")");
+      traces += (traces.empty() ? "" : " · ") + (trace_present(ctx, path)
+                                                     ? "[" + kind + "](" + link_target(trace_link(ctx, path)) + ")"
+                                                     : kind + " (missing: " + code(path) + ")");
     t.rows.push_back({s.id, p->window_steps ? std::to_string(*p->window_steps) : "-",
                       p->overhead_vs_timed ? signed_percent(*p->overhead_vs_timed) : "-",
                       traces.empty() ? "-" : traces});
@@ -154,8 +154,9 @@ void profiling_section(std::ostream& os, const RunResult& run, const ReportConte
 void scenario_table(std::ostream& os, const std::vector<const ScenarioResult*>& scenarios, bool compared,
                     std::size_t loss_step) {
   using namespace report;
-  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | " << (compared ? "speedup [95% CI] | verdict | " : "")
-     << "phases % d/h/f/b/o[/c] | bound | " << loss_column_title(loss_step) << " | peak mem |\n";
+  os << "| scenario | status | eff. batch | step ms (±CI) | samples/s | "
+     << (compared ? "speedup [95% CI] | verdict | " : "") << "phases % d/h/f/b/o[/c] | bound | "
+     << loss_column_title(loss_step) << " | peak mem |\n";
   os << "|---|---|--:|--:|--:|" << (compared ? "--:|---|" : "") << "---|---|---|--:|\n";
   for (const ScenarioResult* scenario : scenarios) {
     const ScenarioResult& s = *scenario;
@@ -164,25 +165,24 @@ void scenario_table(std::ostream& os, const std::vector<const ScenarioResult*>& 
       os << (compared ? "- | - | " : "") << "- | - | - | - | - | - | - |\n";
       continue;
     }
-    os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | " << rate(s.samples_per_s)
-       << " | ";
+    os << global_batch(s.params) << " | " << millis(s.step_time_s.median) << " " << ci_halfwidth_ms(s) << " | "
+       << rate(s.samples_per_s) << " | ";
     // A speed-up that changes the training result is not a win: the verdict and loss cells
     // carry a warning marker instead.
     const auto lp = s.loss_parity;
     const bool drifted = loss_drifted(lp);
     auto c = s.comparison;
     if (compared) {
-      if (!c)
-        os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
-      else if (c->verdict == "baseline")
-        os << "1.00x | baseline | ";
+      if (!c) os << "- | " << (drifted ? "⚠️ loss parity" : "-") << " | ";
+      else if (c->verdict == "baseline") os << "1.00x | baseline | ";
       else
         os << speedup_interval(*c) << " | " << (c->verdict.empty() ? "-" : c->verdict)
            << (drifted ? " ⚠️ loss parity" : "") << " | ";
     }
     std::string loss = loss_cell(s, loss_step);
     if (drifted) loss += " ⚠️ drift " + percent(lp->rel_drift, 2) + "%";
-    os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s)) << " |\n";
+    os << phase_shares(s) << " | " << bottleneck_cell(s) << " | " << loss << " | " << bytes(peak_memory_bytes(s))
+       << " |\n";
   }
 }
 
@@ -224,7 +224,8 @@ std::vector<std::string> warning_lines(const report::Headline& headline) {
       case ScenarioStatus::failed: warnings.push_back("❌ **failed** " + id + ": " + reason); break;
       case ScenarioStatus::oom: warnings.push_back("💥 **out of memory** " + id + ": " + reason); break;
       case ScenarioStatus::diverged:
-        warnings.push_back("📈 **diverged** " + id + ": " + reason + " (speed figures kept, not counted in any speedup)");
+        warnings.push_back("📈 **diverged** " + id + ": " + reason +
+                           " (speed figures kept, not counted in any speedup)");
         break;
       case ScenarioStatus::interrupted: warnings.push_back("⏸️ **interrupted** " + id + ": " + reason); break;
       case ScenarioStatus::crashed: warnings.push_back("🛑 **crashed** " + id + ": " + reason); break;
@@ -239,8 +240,8 @@ std::vector<std::string> warning_lines(const report::Headline& headline) {
     }
     std::string ids;
     for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + code(id);
-    warnings.push_back("⏭️ **skipped** " + std::to_string(g.ids.size()) + " scenarios: " + cell(g.reason) + " (" + ids +
-                       ")");
+    warnings.push_back("⏭️ **skipped** " + std::to_string(g.ids.size()) + " scenarios: " + cell(g.reason) + " (" +
+                       ids + ")");
   }
   return warnings;
 }
@@ -283,10 +284,8 @@ void MarkdownReporter::do_render(const RunResult& run, const ReportContext& ctx)
   for (const auto& group : sections) {
     if (grouped) {
       os << "**" << cell(group.workload) << "**";
-      if (!group.baseline_id.empty())
-        os << ", speed-ups against " << code(group.baseline_id) << ":\n\n";
-      else
-        os << (group.annotated ? ": no scenario at the baseline's settings, no speed-ups.\n\n" : ":\n\n");
+      if (!group.baseline_id.empty()) os << ", speed-ups against " << code(group.baseline_id) << ":\n\n";
+      else os << (group.annotated ? ": no scenario at the baseline's settings, no speed-ups.\n\n" : ":\n\n");
     }
     scenario_table(os, group.scenarios, compared, loss_step);
     if (&group != &sections.back()) os << '\n';

@@ -41,9 +41,9 @@ std::string memory_timeline_summary(const ScenarioResult& s) {
   const json& values = t->at("bytes");
   const auto as_bytes = [](const json& v) { return static_cast<std::int64_t>(number_or(v, 0)); };
   return "peak " + bytes(as_bytes(t->value("peak_bytes", json(0)))) + " " + source_name(*t) + " at " +
-         fixed(number_or(t->value("peak_t_ms", json(0)), 0), 1) + " ms of the " +
-         fixed(number_or(times.back(), 0), 1) + " ms window (start " + bytes(as_bytes(values.front())) + ", end " +
-         bytes(as_bytes(values.back())) + "; " + std::to_string(t->value("readings", 0)) + " readings, one every " +
+         fixed(number_or(t->value("peak_t_ms", json(0)), 0), 1) + " ms of the " + fixed(number_or(times.back(), 0), 1) +
+         " ms window (start " + bytes(as_bytes(values.front())) + ", end " + bytes(as_bytes(values.back())) + "; " +
+         std::to_string(t->value("readings", 0)) + " readings, one every " +
          significant(number_or(t->value("interval_ms", json(0)), 0)) + " ms)";
 }
 

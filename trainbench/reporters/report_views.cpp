@@ -55,10 +55,7 @@ std::string geomean_cell(const GeomeanSpeedup& g) {
   return times(g.speedup) + " [" + fixed(g.ci_low, 2) + ", " + fixed(g.ci_high, 2) + "]";
 }
 
-bool has_timing_columns(const ScenarioResult& s) {
-  return has_step_times(s.status) &&
-         s.step_time_s.median > 0;
-}
+bool has_timing_columns(const ScenarioResult& s) { return has_step_times(s.status) && s.step_time_s.median > 0; }
 
 std::string status_cell(const ScenarioResult& s) {
   std::string out = to_string(s.status);
@@ -88,15 +85,15 @@ std::string trace_link(const ReportContext& ctx, const std::string& trace_path) 
 
 bool trace_present(const ReportContext& ctx, const std::string& trace_path) {
   namespace fs = std::filesystem;
-  const fs::path path = fs::path(trace_path).is_absolute() ? fs::path(trace_path)
-                                                           : fs::path(ctx.results_dir.empty() ? "." : ctx.results_dir) / trace_path;
+  const fs::path path = fs::path(trace_path).is_absolute()
+                            ? fs::path(trace_path)
+                            : fs::path(ctx.results_dir.empty() ? "." : ctx.results_dir) / trace_path;
   std::error_code ec;
   return fs::is_regular_file(path, ec);
 }
 
 const std::vector<std::string>& phase_order() {
-  static const std::vector<std::string> order = {"data_wait", "h2d", "forward", "backward",
-                                                 "optimizer", "comm"};
+  static const std::vector<std::string> order = {"data_wait", "h2d", "forward", "backward", "optimizer", "comm"};
   return order;
 }
 
@@ -111,7 +108,8 @@ std::string phase_shares(const ScenarioResult& s) {
   std::string out;
   for (const auto& name : phase_order()) {
     // comm (exposed communication) exists for data-parallel scenarios only.
-    const bool present = std::any_of(s.phases.begin(), s.phases.end(), [&](const PhaseStat& p) { return p.name == name; });
+    const bool present =
+        std::any_of(s.phases.begin(), s.phases.end(), [&](const PhaseStat& p) { return p.name == name; });
     if (name == "comm" && !present) continue;
     out += (out.empty() ? "" : "/") + percent(phase_share(s, name));
   }

@@ -33,7 +33,7 @@ struct WorkloadGroup {
   std::string baseline_id;  // its scenario with the baseline's settings; "" when it has none
   std::optional<GeomeanSpeedup> geomean;
   std::vector<const ScenarioResult*> scenarios;  // in the run's order
-  bool annotated = false;  // the run has its summary: an empty baseline_id means there is none
+  bool annotated = false;                        // the run has its summary: an empty baseline_id means there is none
 };
 // One group per workload, in the order the workloads first appear. With several, speed-up
 // tables and geomeans are shown per workload; a run of one workload reads as it always did.

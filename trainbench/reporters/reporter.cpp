@@ -50,10 +50,8 @@ std::unique_ptr<Reporter> make_one() {
 }
 
 constexpr ReportFormat kFormats[] = {
-    {"console", nullptr, false, make_one<ConsoleReporter>},
-    {"md", "markdown", true, make_one<MarkdownReporter>},
-    {"csv", nullptr, true, make_one<CsvReporter>},
-    {"html", nullptr, true, make_one<HtmlReporter>},
+    {"console", nullptr, false, make_one<ConsoleReporter>}, {"md", "markdown", true, make_one<MarkdownReporter>},
+    {"csv", nullptr, true, make_one<CsvReporter>},          {"html", nullptr, true, make_one<HtmlReporter>},
     {"gbench", nullptr, true, make_one<GbenchReporter>},
 };
 
@@ -101,8 +99,7 @@ std::vector<std::string> parse_report_formats(const std::string& list) {
 }
 
 std::vector<std::string> write_reports(const RunResult& run, const std::string& dir,
-                                       const std::vector<std::string>& formats,
-                                       const std::string& results_dir) {
+                                       const std::vector<std::string>& formats, const std::string& results_dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> written;
   for (const auto& format : formats) {

@@ -56,7 +56,6 @@ std::vector<std::string> parse_report_formats(const std::string& list);
 // (defaults to `dir`). Returns the paths written, in the order of `formats`. Each file is
 // replaced durably; OutputError at the first that cannot be written.
 std::vector<std::string> write_reports(const RunResult& run, const std::string& dir,
-                                       const std::vector<std::string>& formats,
-                                       const std::string& results_dir = "");
+                                       const std::vector<std::string>& formats, const std::string& results_dir = "");
 
 }  // namespace tb

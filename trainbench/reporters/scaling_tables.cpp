@@ -20,9 +20,8 @@ std::string micros(double seconds) { return significant(seconds * 1e6, 3) + " µ
 
 TextTable data_parallel_table(const RunResult& run) {
   TextTable t;
-  t.titles = {"scenario",          "ranks",          "scaling",          "global batch", "samples/s",
-              "per rank",          "efficiency",     "exposed comm ms",  "overlapped ms", "all-reduce ms",
-              "busbw GB/s",        "backend"};
+  t.titles = {"scenario",   "ranks",           "scaling",       "global batch",  "samples/s",  "per rank",
+              "efficiency", "exposed comm ms", "overlapped ms", "all-reduce ms", "busbw GB/s", "backend"};
   t.right = {false, true, false, true, true, true, true, true, true, true, true, false};
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok || !s.data_parallel) continue;
@@ -39,7 +38,8 @@ TextTable data_parallel_table(const RunResult& run) {
 
 TextTable rank_table(const RunResult& run) {
   TextTable t;
-  t.titles = {"scenario", "rank", "host", "step ms", "samples/s", "compute ms", "exposed comm ms", "compute vs fastest"};
+  t.titles = {"scenario",          "rank", "host", "step ms", "samples/s", "compute ms", "exposed comm ms",
+              "compute vs fastest"};
   t.right = {false, true, false, true, true, true, true, true};
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok || !s.data_parallel || s.data_parallel->ranks.empty()) continue;
@@ -57,7 +57,8 @@ TextTable rank_table(const RunResult& run) {
 
 TextTable projection_table(const ScalingModelSection& model) {
   TextTable t;
-  t.titles = {"ranks", "global batch", "compute ms", "all-reduce ms", "exposed ms", "step ms", "samples/s", "efficiency"};
+  t.titles = {"ranks",      "global batch", "compute ms", "all-reduce ms",
+              "exposed ms", "step ms",      "samples/s",  "efficiency"};
   t.right = {true, true, true, true, true, true, true, true};
   for (const auto& p : model.points)
     t.rows.push_back({std::to_string(p.world_size), significant(p.global_batch, 6), millis(p.compute_s),
@@ -93,10 +94,11 @@ std::vector<std::string> series_notes(const ScalingSeries& series) {
     lines.push_back(m->label + ", not a measurement: calibrated on " + m->calibrated_on + "; bandwidth from " +
                     (m->topology.empty() ? "-" : m->topology) + ": busbw " + gbps(p.comm.busbw_bytes_per_s) +
                     " GB/s, alpha " + micros(p.comm.alpha_s) + " per hop; gradient " +
-                    bytes(static_cast<std::int64_t>(p.gradient_bytes)) + "; overlap " + millis(p.overlap_s) +
-                    " ms" + (m->overlap_lower_bound ? " (a lower bound: nothing was exposed)" : ""));
-    lines.push_back("model: step(n) = compute(n) + max(0, all-reduce(n) - overlap), all-reduce(n) = "
-                    "2(n-1)·alpha + 2(n-1)/n · bytes / busbw");
+                    bytes(static_cast<std::int64_t>(p.gradient_bytes)) + "; overlap " + millis(p.overlap_s) + " ms" +
+                    (m->overlap_lower_bound ? " (a lower bound: nothing was exposed)" : ""));
+    lines.push_back(
+        "model: step(n) = compute(n) + max(0, all-reduce(n) - overlap), all-reduce(n) = "
+        "2(n-1)·alpha + 2(n-1)/n · bytes / busbw");
     if (!m->compute_assumption.empty()) lines.push_back("compute: " + m->compute_assumption);
     if (!m->efficiency_reference.empty()) lines.push_back("projected efficiency against " + m->efficiency_reference);
     if (!m->limits.empty()) {

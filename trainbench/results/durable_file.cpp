@@ -31,9 +31,7 @@ std::string describe(int error) {
   throw OutputError(artefact.string(), step + ": " + describe(error));
 }
 
-fs::path folder_of(const fs::path& path) {
-  return path.has_parent_path() ? path.parent_path() : fs::path(".");
-}
+fs::path folder_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
 
 void create_folder(const fs::path& artefact, const fs::path& folder) {
   std::error_code ec;

@@ -64,8 +64,7 @@ std::string env_string(const nlohmann::json& env, const char* key) {
 // which is not bad input.
 bool is_write_failure(sqlite3* db) {
   const int code = sqlite3_errcode(db) & 0xff;
-  return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
-         code == SQLITE_CANTOPEN;
+  return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY || code == SQLITE_CANTOPEN;
 }
 
 // A prepared statement that finalizes itself; errors name the database file.
@@ -121,8 +120,7 @@ class Statement {
 
 using RowCallback = int (*)(void* arg, int columns, char** values, char** names);
 
-void exec(sqlite3* db, const std::string& path, const char* sql, RowCallback row = nullptr,
-          void* arg = nullptr) {
+void exec(sqlite3* db, const std::string& path, const char* sql, RowCallback row = nullptr, void* arg = nullptr) {
   char* msg = nullptr;
   if (sqlite3_exec(db, sql, row, arg, &msg) != SQLITE_OK) {
     std::string text = msg ? msg : "unknown error";
@@ -135,14 +133,15 @@ void exec(sqlite3* db, const std::string& path, const char* sql, RowCallback row
 // Whether the tables exist: then opening takes no write lock, so a read-only copy still works.
 bool has_schema(sqlite3* db, const std::string& path) {
   int count = 0;
-  exec(db, path,
-       "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
-       "('runs', 'scenario_results', 'scenario_results_by_id')",
-       [](void* n, int, char** values, char**) {
-         *static_cast<int*>(n) = values[0] ? std::atoi(values[0]) : 0;
-         return 0;
-       },
-       &count);
+  exec(
+      db, path,
+      "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
+      "('runs', 'scenario_results', 'scenario_results_by_id')",
+      [](void* n, int, char** values, char**) {
+        *static_cast<int*>(n) = values[0] ? std::atoi(values[0]) : 0;
+        return 0;
+      },
+      &count);
   return count == 3;
 }
 
@@ -160,8 +159,7 @@ History::History(const std::string& path) : path_(path) {
   const fs::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     const bool write_failure = db_ && is_write_failure(db_);
     sqlite3_close(db_);
@@ -222,8 +220,8 @@ void History::record(const RunResult& run, const std::string& results_path) {
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     for (const auto& s : run.scenarios) {
       // Device memory when the scenario ran on a GPU, else the process's resident set.
-      const std::int64_t peak = s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes
-                                                                  : s.memory.peak_rss_bytes;
+      const std::int64_t peak =
+          s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes : s.memory.peak_rss_bytes;
       insert.reset()
           .bind(1, run.run_id)
           .bind(2, s.id)
@@ -244,18 +242,18 @@ void History::record(const RunResult& run, const std::string& results_path) {
 }
 
 std::vector<RunSummary> History::runs(int limit) const {
-  const std::string sql =
-      std::string("SELECT r.run_id, r.started_at, r.git_revision, r.matrix, r.results_path, "
-                  "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id), "
-                  "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id AND "
-                  "s.status = 'ok') FROM runs r ORDER BY ") +
-      kRunOrder + " LIMIT ?1";
+  const std::string sql = std::string(
+                              "SELECT r.run_id, r.started_at, r.git_revision, r.matrix, r.results_path, "
+                              "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id), "
+                              "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id AND "
+                              "s.status = 'ok') FROM runs r ORDER BY ") +
+                          kRunOrder + " LIMIT ?1";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, static_cast<std::int64_t>(limit > 0 ? limit : -1));
   std::vector<RunSummary> out;
   while (q.step())
-    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4),
-                   static_cast<int>(q.integer(5)), static_cast<int>(q.integer(6))});
+    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), static_cast<int>(q.integer(5)),
+                   static_cast<int>(q.integer(6))});
   return out;
 }
 
@@ -277,8 +275,8 @@ std::optional<RunResult> History::find(const std::string& ref) const {
   }
   if (auto exact = load_run(ref)) return exact;
   if (!looks_like_revision(ref)) return std::nullopt;
-  const std::string sql = std::string("SELECT run_id FROM runs WHERE git_revision LIKE ?1 ORDER BY ") +
-                          kRunOrder + " LIMIT 1";
+  const std::string sql =
+      std::string("SELECT run_id FROM runs WHERE git_revision LIKE ?1 ORDER BY ") + kRunOrder + " LIMIT 1";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, ref + "%");
   if (!q.step()) return std::nullopt;
@@ -288,8 +286,7 @@ std::optional<RunResult> History::find(const std::string& ref) const {
 std::optional<RunResult> History::find_before(const std::string& run_id) const {
   const auto all = runs();
   for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i].run_id == run_id)
-      return i + 1 < all.size() ? load_run(all[i + 1].run_id) : std::nullopt;
+    if (all[i].run_id == run_id) return i + 1 < all.size() ? load_run(all[i + 1].run_id) : std::nullopt;
   return std::nullopt;
 }
 
@@ -306,17 +303,17 @@ std::vector<std::string> History::scenario_ids(const std::string& matrix) const 
 }
 
 std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit) const {
-  const std::string sql =
-      std::string("SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "
-                  "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes FROM scenario_results s "
-                  "JOIN runs r ON r.run_id = s.run_id WHERE s.scenario_id = ?1 ORDER BY ") +
-      "r.started_at DESC, r.rowid DESC LIMIT ?2";
+  const std::string sql = std::string(
+                              "SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "
+                              "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes FROM scenario_results s "
+                              "JOIN runs r ON r.run_id = s.run_id WHERE s.scenario_id = ?1 ORDER BY ") +
+                          "r.started_at DESC, r.rowid DESC LIMIT ?2";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, scenario_id).bind(2, static_cast<std::int64_t>(limit > 0 ? limit : -1));
   std::vector<TrendPoint> out;
   while (q.step())
-    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
-                   q.real(7), q.integer(8)});
+    out.push_back(
+        {q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6), q.real(7), q.integer(8)});
   std::reverse(out.begin(), out.end());
   return out;
 }

@@ -40,9 +40,9 @@ HistoryLocation resolve_history_location(const std::optional<std::string>& optio
   std::error_code ec;
   const fs::path legacy = env.working_dir / kLegacyHistoryPath;
   if (fs::exists(legacy, ec) && !fs::exists(preferred, ec))
-    return {kLegacyHistoryPath,
-            std::string("history: using ") + kLegacyHistoryPath + " (the location of earlier versions); move it to " +
-                preferred + " or set TRAINBENCH_HISTORY to keep one history for every folder"};
+    return {kLegacyHistoryPath, std::string("history: using ") + kLegacyHistoryPath +
+                                    " (the location of earlier versions); move it to " + preferred +
+                                    " or set TRAINBENCH_HISTORY to keep one history for every folder"};
   return {preferred, ""};
 }
 

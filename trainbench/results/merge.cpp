@@ -31,23 +31,24 @@ std::vector<LoadedShard> checked_shards(std::vector<ShardResults> given) {
                    "not a shard: this run was not started with --shard i/n");
     shards.push_back({std::move(g), *record});
   }
-  std::stable_sort(shards.begin(), shards.end(),
-                   [](const LoadedShard& a, const LoadedShard& b) { return a.record.shard.index < b.record.shard.index; });
+  std::stable_sort(shards.begin(), shards.end(), [](const LoadedShard& a, const LoadedShard& b) {
+    return a.record.shard.index < b.record.shard.index;
+  });
   const LoadedShard& first = shards.front();
   for (std::size_t i = 1; i < shards.size(); ++i) {
     const LoadedShard& s = shards[i];
     const std::string& where = s.results.location;
     TB_CHECK_INPUT(s.record.matrix_digest == first.record.matrix_digest, where, "provenance.shard.matrix_digest",
-                   "a shard of another matrix (digest ", s.record.matrix_digest, ") than ",
-                   first.results.location, " (", first.record.matrix_digest,
+                   "a shard of another matrix (digest ", s.record.matrix_digest, ") than ", first.results.location,
+                   " (", first.record.matrix_digest,
                    "): every shard must run the same matrix file with the same --set values");
-    TB_CHECK_INPUT(s.record.shard.count == first.record.shard.count, where, "provenance.shard.count",
-                   "shard ", to_string(s.record.shard), " does not go with ", first.results.location,
-                   " (shard ", to_string(first.record.shard), "): different shard counts");
-    TB_CHECK_INPUT(s.record.shard.index != shards[i - 1].record.shard.index, where, "provenance.shard.index",
-                   "shard ", to_string(s.record.shard), " is given twice: also ", shards[i - 1].results.location);
-    TB_CHECK_INPUT(s.results.run.baseline_id == first.results.run.baseline_id, where, "baseline_id",
-                   "'", s.results.run.baseline_id, "', but ", first.results.location, " has '",
+    TB_CHECK_INPUT(s.record.shard.count == first.record.shard.count, where, "provenance.shard.count", "shard ",
+                   to_string(s.record.shard), " does not go with ", first.results.location, " (shard ",
+                   to_string(first.record.shard), "): different shard counts");
+    TB_CHECK_INPUT(s.record.shard.index != shards[i - 1].record.shard.index, where, "provenance.shard.index", "shard ",
+                   to_string(s.record.shard), " is given twice: also ", shards[i - 1].results.location);
+    TB_CHECK_INPUT(s.results.run.baseline_id == first.results.run.baseline_id, where, "baseline_id", "'",
+                   s.results.run.baseline_id, "', but ", first.results.location, " has '",
                    first.results.run.baseline_id, "'");
   }
   return shards;
@@ -96,8 +97,8 @@ std::vector<ScenarioResult> in_matrix_order(std::vector<LoadedShard>& shards) {
       const auto& other = shards[placed[k - 1].shard];
       throw InputError(shards[p.shard].results.location, "scenarios",
                        detail::concat("scenario '", scenario.id, "' stands at matrix position ", p.position,
-                                      " and so does '", other.results.run.scenarios[placed[k - 1].index].id,
-                                      "' of ", other.results.location, ": the shards did not divide one matrix"));
+                                      " and so does '", other.results.run.scenarios[placed[k - 1].index].id, "' of ",
+                                      other.results.location, ": the shards did not divide one matrix"));
     }
     out.push_back(std::move(scenario));
   }
@@ -142,8 +143,8 @@ MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& opti
 
   const auto missing = missing_indices(shards);
   if (!missing.empty()) {
-    const std::string what = "shard" + std::string(missing.size() > 1 ? "s " : " ") +
-                             shard_list(missing, count) + " missing";
+    const std::string what =
+        "shard" + std::string(missing.size() > 1 ? "s " : " ") + shard_list(missing, count) + " missing";
     TB_CHECK_INPUT(options.allow_missing_shards, "command line", "DIR", what,
                    " (every shard of the matrix is needed; pass --allow-missing-shards to merge without)");
     merged.warnings.push_back(what + ": their scenarios are not in the merged run");
@@ -153,10 +154,9 @@ MergedRun merge_shards(std::vector<ShardResults> given, const MergeOptions& opti
   for (const auto& s : shards) {
     const auto diffs = mixed_environment_differences(first.results.run.environment, s.results.run.environment);
     if (diffs.empty()) continue;
-    if (!options.allow_mixed_environments)
-      throw MixedEnvironments(s.results.location, first.results.location, diffs);
-    merged.warnings.push_back(s.results.location + ": environment differs from " + first.results.location +
-                              ": " + join(diffs));
+    if (!options.allow_mixed_environments) throw MixedEnvironments(s.results.location, first.results.location, diffs);
+    merged.warnings.push_back(s.results.location + ": environment differs from " + first.results.location + ": " +
+                              join(diffs));
     for (const auto& d : diffs) differences.push_back(to_string(s.record.shard) + ": " + d);
   }
 

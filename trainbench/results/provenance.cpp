@@ -49,7 +49,8 @@ std::vector<std::string> strict_texts(const nlohmann::json& j, const char* key) 
 
 // An int of a list ("missing": [1, 3]).
 int list_int(const nlohmann::json& v) {
-  const bool fits = v.is_number_unsigned() ? std::cmp_less_equal(v.get<std::uint64_t>(), std::numeric_limits<int>::max())
+  const bool fits = v.is_number_unsigned()
+                        ? std::cmp_less_equal(v.get<std::uint64_t>(), std::numeric_limits<int>::max())
                     : v.is_number_integer() ? std::in_range<int>(v.get<std::int64_t>())
                                             : false;
   if (!fits) throw FieldError("", "must be an integer, got " + excerpt(v));
@@ -66,7 +67,9 @@ bool measured_together(const ScenarioProvenance& a, const ScenarioProvenance& b)
 }
 
 void to_json(nlohmann::json& j, const ShardRecord& s) {
-  j = {{"index", s.shard.index}, {"count", s.shard.count}, {"matrix_digest", s.matrix_digest},
+  j = {{"index", s.shard.index},
+       {"count", s.shard.count},
+       {"matrix_digest", s.matrix_digest},
        {"scenarios", s.scenarios}};
 }
 void from_json(const nlohmann::json& j, ShardRecord& s) {
@@ -103,8 +106,11 @@ void from_json(const nlohmann::json& j, AbSessionProvenance& s) {
 }
 
 void to_json(nlohmann::json& j, const MergedShard& s) {
-  j = {{"index", s.index},           {"location", s.location}, {"run_id", s.run_id},
-       {"hostname", s.hostname},     {"started_at", s.started_at}};
+  j = {{"index", s.index},
+       {"location", s.location},
+       {"run_id", s.run_id},
+       {"hostname", s.hostname},
+       {"started_at", s.started_at}};
 }
 void from_json(const nlohmann::json& j, MergedShard& s) {
   require_object(j);

@@ -40,18 +40,18 @@ struct ShardRecord {
 
 // run provenance.resume: the run was finished by `run --resume`.
 struct ResumeProvenance {
-  int count = 0;                          // resumes so far; the last one is pass `count`
-  std::string resumed_at;                 // UTC ISO 8601, of the last one
-  std::vector<std::string> rerun;         // scenario ids the last one measured again
-  bool forced = false;                    // --force over a changed matrix or hardware
-  std::vector<std::string> forced_over;   // what had changed (resume_check.hpp)
+  int count = 0;                         // resumes so far; the last one is pass `count`
+  std::string resumed_at;                // UTC ISO 8601, of the last one
+  std::vector<std::string> rerun;        // scenario ids the last one measured again
+  bool forced = false;                   // --force over a changed matrix or hardware
+  std::vector<std::string> forced_over;  // what had changed (resume_check.hpp)
   bool operator==(const ResumeProvenance&) const = default;
 };
 
 // run provenance.ab_session: this run is one side of `trainbench ab`.
 struct AbSessionProvenance {
   std::string id;
-  std::string side;                      // old | new
+  std::string side;                       // old | new
   std::optional<std::int64_t> processes;  // worker processes whose parts make this side
   bool operator==(const AbSessionProvenance&) const = default;
 };

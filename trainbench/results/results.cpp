@@ -149,7 +149,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
     r.measured_steps = integer_field(m, "measured_steps", 0);
     r.stop_reason = text_field(m, "stop_reason", "");
     r.converged = flag_field(m, "converged", r.stop_reason == "converged");
-    if (m.contains("step_time_s")) r.step_time_s = within("step_time_s", [&] { return m.at("step_time_s").get<Distribution>(); });
+    if (m.contains("step_time_s"))
+      r.step_time_s = within("step_time_s", [&] { return m.at("step_time_s").get<Distribution>(); });
     r.samples_per_s = number_field(m, "samples_per_s", 0.0);
     r.tokens_per_s = number_field(m, "tokens_per_s", 0.0);
     r.phases = objects<PhaseStat>(m, "phases");
@@ -246,23 +247,20 @@ RunResult load_results(const std::string& path_in) {
   if (fs::is_directory(path, ec)) path = (fs::path(path) / "results.json").string();
   const nlohmann::json j = read_json_file(path, "results file");
   TB_CHECK_INPUT(j.is_object(), path, "", "expected a JSON object");
-  TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path,
-                 "schema_version", "missing or not an integer");
+  TB_CHECK_INPUT(j.contains("schema_version") && j["schema_version"].is_number_integer(), path, "schema_version",
+                 "missing or not an integer");
   const int version = j["schema_version"].get<int>();
-  TB_CHECK_INPUT(version >= kOldestResultsSchemaVersion && version <= kResultsSchemaVersion, path,
-                 "schema_version", "unsupported version ", version, " (this trainbench reads ",
-                 kOldestResultsSchemaVersion, " to ", kResultsSchemaVersion, ")");
-  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios",
-                 "missing or not an array");
+  TB_CHECK_INPUT(version >= kOldestResultsSchemaVersion && version <= kResultsSchemaVersion, path, "schema_version",
+                 "unsupported version ", version, " (this trainbench reads ", kOldestResultsSchemaVersion, " to ",
+                 kResultsSchemaVersion, ")");
+  TB_CHECK_INPUT(j.contains("scenarios") && j["scenarios"].is_array(), path, "scenarios", "missing or not an array");
   try {
     return j.get<RunResult>();
   } catch (const FieldError& e) {  // names the field's path: scenarios[3].metrics.step_time_s.median
     throw InputError(path, e.field(), e.reason());
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, "scenarios", json_error_text(e));
-  } catch (const std::exception& e) {
-    throw InputError(path, "scenarios", e.what());
-  }
+  } catch (const std::exception& e) { throw InputError(path, "scenarios", e.what()); }
 }
 
 void save_results(const RunResult& run, const std::string& path) {

@@ -26,10 +26,10 @@ inline constexpr int kResultsSchemaVersion = 2;
 // One segment of a scenario's measurement: the steps it ran in one round of the interleaved
 // schedule.
 struct Segment {
-  int round = 0;          // 0-based round of the schedule
-  int steps = 0;          // measured steps in it
-  double median_s = 0;    // their median step time
-  double started_s = 0;   // start, seconds since the run started
+  int round = 0;         // 0-based round of the schedule
+  int steps = 0;         // measured steps in it
+  double median_s = 0;   // their median step time
+  double started_s = 0;  // start, seconds since the run started
 };
 
 // Time spent in one phase of a training step, per optimizer step.
@@ -94,7 +94,7 @@ struct ScenarioResult {
   std::optional<ProfileSection> profile;
   std::optional<ScenarioCapacitySection> capacity;
   std::optional<DataParallelSection> data_parallel;
-  std::optional<EnergyResult> energy;                    // measure/energy_result.hpp
+  std::optional<EnergyResult> energy;  // measure/energy_result.hpp
   std::optional<DatasetSection> dataset;
   std::optional<capacity::FlopCount> flops_per_sample;  // the model's, counted per layer
   // Everything else under "extra": a user's own sections, kept as written.
@@ -109,10 +109,10 @@ struct RunResult {
   // Digest of what the matrix measures (scenarios_digest): `compare --against last` only
   // compares runs of the same content, not just the same name.
   std::string matrix_digest;
-  std::string baseline_id;  // id of the baseline scenario ("" when none ran)
+  std::string baseline_id;                                // id of the baseline scenario ("" when none ran)
   nlohmann::json environment = nlohmann::json::object();  // manifest, see environment.hpp
   std::vector<ScenarioResult> scenarios;
-  RunProvenance provenance;  // shard, resume, A/B session, merge, ranks (provenance.hpp)
+  RunProvenance provenance;                     // shard, resume, A/B session, merge, ranks (provenance.hpp)
   std::optional<SummarySection> summary;        // extra.summary
   std::optional<RunCapacitySection> capacity;   // extra.capacity
   std::optional<ScalingSection> scaling;        // extra.scaling

@@ -5,8 +5,8 @@
 namespace tb {
 
 namespace {
-constexpr const char* kStatusNames[kScenarioStatusCount] = {
-    "ok", "skipped", "failed", "oom", "diverged", "interrupted", "crashed"};
+constexpr const char* kStatusNames[kScenarioStatusCount] = {"ok",       "skipped",     "failed", "oom",
+                                                            "diverged", "interrupted", "crashed"};
 }  // namespace
 
 const char* to_string(ScenarioStatus s) { return kStatusNames[static_cast<int>(s)]; }

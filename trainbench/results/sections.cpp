@@ -111,8 +111,8 @@ capacity::StepModel step_model_from(const nlohmann::json& m) {
 }
 
 nlohmann::json projected_point_json(const capacity::ProjectedPoint& p) {
-  nlohmann::json j = {{"world_size", p.world_size},       {"global_batch", p.global_batch},
-                      {"compute_s", p.compute_s},         {"allreduce_s", p.allreduce_s},
+  nlohmann::json j = {{"world_size", p.world_size},         {"global_batch", p.global_batch},
+                      {"compute_s", p.compute_s},           {"allreduce_s", p.allreduce_s},
                       {"exposed_comm_s", p.exposed_comm_s}, {"step_s", p.step_s},
                       {"samples_per_s", p.samples_per_s}};
   put_optional(j, "efficiency", p.efficiency);
@@ -143,7 +143,7 @@ std::vector<std::string> texts(const nlohmann::json& parent, const char* key) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const ComparisonSection& s) {
-  j = {{"baseline_id", s.baseline_id}, {"speedup", s.speedup}, {"ci_low", s.ci_low},
+  j = {{"baseline_id", s.baseline_id}, {"speedup", s.speedup},   {"ci_low", s.ci_low},
        {"ci_high", s.ci_high},         {"ci_valid", s.ci_valid}, {"verdict", s.verdict}};
 }
 void from_json(const nlohmann::json& j, ComparisonSection& s) {
@@ -156,8 +156,11 @@ void from_json(const nlohmann::json& j, ComparisonSection& s) {
 }
 
 void to_json(nlohmann::json& j, const LossParitySection& s) {
-  j = {{"reference_id", s.reference_id}, {"rel_drift", s.rel_drift}, {"tolerance", s.tolerance},
-       {"ok", s.ok},                     {"steps_compared", s.steps_compared}};
+  j = {{"reference_id", s.reference_id},
+       {"rel_drift", s.rel_drift},
+       {"tolerance", s.tolerance},
+       {"ok", s.ok},
+       {"steps_compared", s.steps_compared}};
 }
 void from_json(const nlohmann::json& j, LossParitySection& s) {
   s.reference_id = field_text(j, "reference_id");
@@ -168,8 +171,12 @@ void from_json(const nlohmann::json& j, LossParitySection& s) {
 }
 
 void to_json(nlohmann::json& j, const RankTiming& s) {
-  j = {{"rank", s.rank},           {"host", s.host},           {"median_step_s", s.median_step_s},
-       {"samples_per_s", s.samples_per_s}, {"compute_s", s.compute_s}, {"exposed_comm_s", s.exposed_comm_s}};
+  j = {{"rank", s.rank},
+       {"host", s.host},
+       {"median_step_s", s.median_step_s},
+       {"samples_per_s", s.samples_per_s},
+       {"compute_s", s.compute_s},
+       {"exposed_comm_s", s.exposed_comm_s}};
 }
 void from_json(const nlohmann::json& j, RankTiming& s) {
   s.rank = field_count(j, "rank");
@@ -265,9 +272,12 @@ void from_json(const nlohmann::json& j, ScenarioCapacitySection& s) {
 }
 
 void to_json(nlohmann::json& j, const BatchSearchEntry& s) {
-  j = {{"model", s.model},          {"precision", s.precision},
-       {"max_batch", s.max_batch},  {"best_batch", s.best_batch},
-       {"best_samples_per_s", s.best_samples_per_s}, {"hit_limit", s.hit_limit},
+  j = {{"model", s.model},
+       {"precision", s.precision},
+       {"max_batch", s.max_batch},
+       {"best_batch", s.best_batch},
+       {"best_samples_per_s", s.best_samples_per_s},
+       {"hit_limit", s.hit_limit},
        {"probes", s.probes}};
 }
 void from_json(const nlohmann::json& j, BatchSearchEntry& s) {
@@ -305,8 +315,10 @@ void from_json(const nlohmann::json& j, MemoryFitEntry& s) {
 }
 
 void to_json(nlohmann::json& j, const RunCapacitySection& s) {
-  j = {{"memory_limit_bytes", s.memory_limit_bytes}, {"limit_source", s.limit_source},
-       {"batch_search", s.batch_search}, {"memory_fit", s.memory_fit}};
+  j = {{"memory_limit_bytes", s.memory_limit_bytes},
+       {"limit_source", s.limit_source},
+       {"batch_search", s.batch_search},
+       {"memory_fit", s.memory_fit}};
 }
 void from_json(const nlohmann::json& j, RunCapacitySection& s) {
   s.memory_limit_bytes = field_integer(j, "memory_limit_bytes");

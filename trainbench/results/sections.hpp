@@ -53,8 +53,8 @@ struct ProfileSection {
   std::optional<double> window_step_time_s;  // median of the profiled steps
   std::optional<double> overhead_vs_timed;   // window step time / timed median - 1
   std::optional<std::int64_t> dropped_host_spans;
-  std::string cupti_skipped;                 // why CUPTI was asked for and not run, else ""
-  nlohmann::json cupti;                      // profile_summary.hpp's summary; null when not collected
+  std::string cupti_skipped;  // why CUPTI was asked for and not run, else ""
+  nlohmann::json cupti;       // profile_summary.hpp's summary; null when not collected
   // The window's memory over time (measure/memory_timeline.hpp's memory_timeline_json); null
   // when no host-trace window ran.
   nlohmann::json memory_timeline;
@@ -78,8 +78,8 @@ struct ScenarioCapacitySection {
 struct RankTiming {
   int rank = 0;
   std::string host;
-  double median_step_s = 0;   // this rank's median step
-  double samples_per_s = 0;   // its own samples (per-rank batch) over its median step
+  double median_step_s = 0;  // this rank's median step
+  double samples_per_s = 0;  // its own samples (per-rank batch) over its median step
   // Its median step less its exposed communication: the work it did before waiting on the
   // collective. The slowest rank's compute is what every rank waits for (the straggler view).
   double compute_s = 0;
@@ -92,7 +92,7 @@ struct RankTiming {
 struct DataParallelSection {
   std::string backend;  // gloo | nccl
   int world_size = 1;
-  std::string scaling;  // weak | strong
+  std::string scaling;            // weak | strong
   std::int64_t global_batch = 0;  // samples per optimizer step over every rank
   double bucket_mb = 0;
   std::int64_t buckets = 0;
@@ -119,7 +119,7 @@ struct BatchSearchEntry {
   std::string model, precision;
   std::int64_t max_batch = 0, best_batch = 0;  // 0: even the first probe did not fit
   double best_samples_per_s = 0;
-  bool hit_limit = false;  // the search limit fit, so the true maximum may be larger
+  bool hit_limit = false;               // the search limit fit, so the true maximum may be larger
   std::vector<capacity::Probe> probes;  // in the order taken
 };
 
@@ -157,7 +157,7 @@ struct ScalingCheck {
   std::string id;
   int world_size = 1;
   double measured_step_s = 0, projected_step_s = 0;
-  double relative_error = 0;  // projected / measured - 1
+  double relative_error = 0;       // projected / measured - 1
   bool calibration_point = false;  // the model was calibrated on this very scenario
   std::string note;
 };
@@ -165,7 +165,7 @@ struct ScalingCheck {
 // The projection of a series past its measured sizes: a model, labelled as one.
 struct ScalingModelSection {
   std::string label = "projected (model)";
-  std::string calibrated_on;  // the scenario id whose measurements set the parameters
+  std::string calibrated_on;      // the scenario id whose measurements set the parameters
   std::string backend, topology;  // where the bandwidth came from, e.g. "gloo over loopback, one node"
   capacity::StepModel parameters;
   bool overlap_lower_bound = false;  // exposed was ~0 there: backward could have hidden more
@@ -178,8 +178,8 @@ struct ScalingModelSection {
 
 // Scenarios that differ only in world size (strong scaling: at the same global batch).
 struct ScalingSeries {
-  std::string label;  // the scenario id without the world size (strong: and per-rank batch)
-  std::string scaling;  // weak | strong
+  std::string label;              // the scenario id without the world size (strong: and per-rank batch)
+  std::string scaling;            // weak | strong
   std::int64_t global_batch = 0;  // strong scaling's fixed global batch; 0 for weak
   std::string reference_id;       // world size 1 without the reducer, ok; "" when none
   double reference_samples_per_s = 0;
@@ -218,9 +218,9 @@ struct GeomeanSpeedup {
 // One workload of a run with several (extra.summary.workloads[]): the scenario its speed-ups are
 // measured against and their geometric mean.
 struct WorkloadSummary {
-  std::string workload;     // workload_of (matrix/axis.hpp): "resnet50", "mlp@synthetic"
-  std::string baseline_id;  // its scenario with the baseline's settings; "" when it has none
-  int compared = 0;         // its scenarios with a speed-up, the baseline aside
+  std::string workload;                   // workload_of (matrix/axis.hpp): "resnet50", "mlp@synthetic"
+  std::string baseline_id;                // its scenario with the baseline's settings; "" when it has none
+  int compared = 0;                       // its scenarios with a speed-up, the baseline aside
   std::optional<GeomeanSpeedup> geomean;  // absent without a baseline
 };
 
@@ -229,7 +229,7 @@ struct WorkloadSummary {
 // models would mix questions).
 struct SummarySection {
   std::array<int, kScenarioStatusCount> by_status{};  // indexed by ScenarioStatus
-  int contended = 0, compared = 0;  // compared: over every workload
+  int contended = 0, compared = 0;                    // compared: over every workload
   std::optional<GeomeanSpeedup> geomean;
   std::vector<WorkloadSummary> workloads;  // empty for a run of one workload
   int count(ScenarioStatus s) const { return by_status[static_cast<int>(s)]; }

@@ -43,8 +43,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOpti
   if (argv.empty()) throw std::invalid_argument("ChildProcess: empty argv");
   program_ = argv[0];
   int in[2], out[2], status_pipe[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
-      ::pipe2(status_pipe, O_CLOEXEC) != 0)
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error("cannot start " + program_ + ": " + std::strerror(errno));
   int err_fd = -1;
   if (!options.stderr_path.empty()) {
@@ -52,8 +51,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOpti
     if (err_fd < 0) {
       const int e = errno;
       for (int fd : {in[0], in[1], out[0], out[1], status_pipe[0], status_pipe[1]}) ::close(fd);
-      throw std::runtime_error("cannot start " + program_ + ": cannot create " + options.stderr_path +
-                               ": " + std::strerror(e));
+      throw std::runtime_error("cannot start " + program_ + ": cannot create " + options.stderr_path + ": " +
+                               std::strerror(e));
     }
   }
   std::vector<char*> args;
@@ -98,8 +97,7 @@ ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !exit_) {
     ::kill(pid_, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
   }
 }
 

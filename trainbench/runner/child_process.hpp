@@ -15,9 +15,9 @@ namespace tb {
 // How a child ended: exited with a code, or killed by a signal.
 struct ChildExit {
   bool exited = false;
-  int code = 0;    // when exited
-  int signal = 0;  // when killed
-  std::string describe() const;  // "exit code 2", "signal 11 (Segmentation fault)"
+  int code = 0;                                   // when exited
+  int signal = 0;                                 // when killed
+  std::string describe() const;                   // "exit code 2", "signal 11 (Segmentation fault)"
   static ChildExit from_wait_status(int status);  // waitpid's status
 };
 
@@ -60,7 +60,7 @@ class ChildProcess {
   int to_child_ = -1;    // write end of the child's stdin
   int from_child_ = -1;  // read end of the child's stdout
   std::string program_;
-  std::string buffer_;   // read but not yet returned
+  std::string buffer_;  // read but not yet returned
   std::optional<ChildExit> exit_;
 };
 

@@ -6,9 +6,7 @@
 
 namespace tb {
 
-PairedWorkerSet::PairedWorkerSet(PairedWorkersOptions options) : options_(std::move(options)) {
-  start_pair();
-}
+PairedWorkerSet::PairedWorkerSet(PairedWorkersOptions options) : options_(std::move(options)) { start_pair(); }
 
 PairedWorkerSet::~PairedWorkerSet() = default;
 
@@ -29,16 +27,14 @@ void PairedWorkerSet::start_pair() {
   for (int s = 0; s < 2; ++s) {
     const std::string part =
         (std::filesystem::path(options_.out_dir) / kFolders[s] / ("p" + std::to_string(block))).string();
-    std::vector<std::string> argv = {options_.programs[s], "worker", options_.matrix, "--out", part,
-                                     "--ab-session", options_.session, "--ab-side", kFolders[s]};
+    std::vector<std::string> argv = {options_.programs[s], "worker",         options_.matrix, "--out",    part,
+                                     "--ab-session",       options_.session, "--ab-side",     kFolders[s]};
     for (const auto* list : {&options_.sets, &options_.side_sets[s]})
       for (const auto& set : *list) argv.insert(argv.end(), {"--set", set});
     if (!options_.memory_budget.empty()) argv.insert(argv.end(), {"--memory-budget", options_.memory_budget});
     try {
       sides_[s] = {std::make_unique<WorkerClient>(argv), {}};
-    } catch (const WorkerStartError& e) {
-      throw PairedSessionError(e.what(), false);
-    }
+    } catch (const WorkerStartError& e) { throw PairedSessionError(e.what(), false); }
     parts_[s].push_back(part);
   }
   for (int s = 0; s < 2; ++s) {
@@ -54,9 +50,9 @@ void PairedWorkerSet::start_pair() {
   const WorkerHello& new_hello = sides_[1].worker->hello();
   if (nlohmann::json(old_hello.scenarios) != nlohmann::json(new_hello.scenarios) ||
       old_hello.digest != new_hello.digest || (block > 0 && old_hello.digest != plan_.digest))
-    throw PairedSessionError("OLD and NEW expand " + options_.matrix +
-                                 " into different scenarios (matrix digest " + old_hello.digest + " vs " +
-                                 new_hello.digest + "): an A/B comparison needs the same scenarios on both sides",
+    throw PairedSessionError("OLD and NEW expand " + options_.matrix + " into different scenarios (matrix digest " +
+                                 old_hello.digest + " vs " + new_hello.digest +
+                                 "): an A/B comparison needs the same scenarios on both sides",
                              false);
   if (block == 0) {
     plan_ = old_hello;
@@ -69,7 +65,8 @@ void PairedWorkerSet::end_pair() {
   for (int s = 0; s < 2; ++s) {
     Side& side = sides_[s];
     if (!side.worker || !side.crash.empty()) continue;
-    if (!side.worker->finish()) side.crash = describe(s) + " ended with " + side.worker->wait().describe() + " during its finish";
+    if (!side.worker->finish())
+      side.crash = describe(s) + " ended with " + side.worker->wait().describe() + " during its finish";
     else side.worker->wait();
   }
   for (int s = 0; s < 2; ++s)
@@ -79,14 +76,13 @@ void PairedWorkerSet::end_pair() {
 
 void PairedWorkerSet::crashed(int side, const std::string& during) {
   sides_[side].crash = describe(side) + " ended with " + sides_[side].worker->wait().describe() + " during " + during;
-  end_pair();     // the other side writes what it measured
+  end_pair();  // the other side writes what it measured
   throw_crash(side);
 }
 
 void PairedWorkerSet::throw_crash(int side) const {
-  throw PairedSessionError(sides_[side].crash + "; what it measured so far is in " + parts_[side].back() +
-                               "/results.json",
-                           side == 1);
+  throw PairedSessionError(
+      sides_[side].crash + "; what it measured so far is in " + parts_[side].back() + "/results.json", side == 1);
 }
 
 void PairedWorkerSet::round_starting(int round) {

@@ -22,14 +22,14 @@
 namespace tb {
 
 struct PairedWorkersOptions {
-  std::string matrix;                         // the matrix file both sides run
-  std::array<std::string, 2> programs;        // OLD's and NEW's trainbench executables
-  std::string session;                        // the session id both sides record
-  std::string out_dir;                        // DIR: each side's processes write DIR/old/pN, DIR/new/pN
-  std::vector<std::string> sets;              // --set for both sides
+  std::string matrix;                                 // the matrix file both sides run
+  std::array<std::string, 2> programs;                // OLD's and NEW's trainbench executables
+  std::string session;                                // the session id both sides record
+  std::string out_dir;                                // DIR: each side's processes write DIR/old/pN, DIR/new/pN
+  std::vector<std::string> sets;                      // --set for both sides
   std::array<std::vector<std::string>, 2> side_sets;  // --set for one side only
-  std::string memory_budget;                  // passed on as given; empty: none
-  int rounds_per_process = 1;                 // a fresh pair every N rounds; 0: one pair throughout
+  std::string memory_budget;                          // passed on as given; empty: none
+  int rounds_per_process = 1;                         // a fresh pair every N rounds; 0: one pair throughout
 };
 
 // Why a session stopped. `new_side_at_fault`: NEW crashed (a regression of the build under test);

@@ -36,8 +36,8 @@ void recompute_timing(ScenarioResult& s) {
   if (!(m > 0)) return;
   s.samples_per_s = static_cast<double>(std::max(1, s.params.effective_batch)) / m;
   if (old_median > 0) s.tokens_per_s *= old_median / m;
-  s.converged = s.step_time_s.has_interval() &&
-                stats::relative_ci_halfwidth(s.step_time_s) <= s.params.stopping.target_rel_ci;
+  s.converged =
+      s.step_time_s.has_interval() && stats::relative_ci_halfwidth(s.step_time_s) <= s.params.stopping.target_rel_ci;
   s.stop_reason = s.step_time_s.has_interval() ? (s.converged ? "converged" : "rounds") : "no_interval";
 }
 

@@ -20,9 +20,7 @@ int integer_variable(const EnvLookup& env, const char* name, int min, int max) {
   long value = 0;
   try {
     value = std::stol(*text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  } catch (const std::exception&) { used = 0; }
   if (used == 0 || used != text->size())
     throw InputError("environment", name, "must be an integer, got '" + *text + "'");
   if (value < min || value > max)

@@ -1,7 +1,7 @@
 #include <trainbench/runner/rank_launcher.hpp>
 
-#include <signal.h>
 #include <dirent.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,8 +99,8 @@ int launch_ranks(const RankLaunch& launch, std::ostream& err) {
   namespace fs = std::filesystem;
   std::string dir_template = (fs::temp_directory_path() / "trainbench-ranks-XXXXXX").string();
   if (::mkdtemp(dir_template.data()) == nullptr)
-    throw std::runtime_error("cannot create a folder for the ranks' store in " +
-                             fs::temp_directory_path().string() + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot create a folder for the ranks' store in " + fs::temp_directory_path().string() +
+                             ": " + std::strerror(errno));
   const std::string dir = dir_template;
   const std::string program = launch.program.empty() ? "/proc/self/exe" : launch.program;
 
@@ -109,8 +109,7 @@ int launch_ranks(const RankLaunch& launch, std::ostream& err) {
   install_interrupt_handlers();
   try {
     for (int rank = 0; rank < launch.nproc; ++rank)
-      pids.push_back(start_rank(program, launch.argv,
-                                rank_environment_entries(rank, launch.nproc, dir + "/store")));
+      pids.push_back(start_rank(program, launch.argv, rank_environment_entries(rank, launch.nproc, dir + "/store")));
   } catch (...) {
     for (const pid_t pid : pids) ::kill(pid, SIGKILL);
     for (const pid_t pid : pids) ::waitpid(pid, nullptr, 0);

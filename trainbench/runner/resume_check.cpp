@@ -9,8 +9,8 @@ std::vector<std::string> resume_refusals(const RunResult& run, const std::string
   std::vector<std::string> reasons;
   if (run.matrix_digest != digest_now)
     reasons.push_back("matrix.digest: the matrix changed since the run (digest " +
-                      (run.matrix_digest.empty() ? std::string("none") : run.matrix_digest) +
-                      ", now " + digest_now + ")");
+                      (run.matrix_digest.empty() ? std::string("none") : run.matrix_digest) + ", now " + digest_now +
+                      ")");
   for (const auto& d : environment_differences(run.environment, environment_now))
     reasons.push_back("environment: different hardware: " + d);
   return reasons;

@@ -37,8 +37,7 @@ std::string default_matrix() {
   return std::string(TRAINBENCH_SOURCE_DIR) + "/" + kDefaultMatrix;
 }
 
-std::vector<std::string> resume_arguments(const nlohmann::json& command_line,
-                                          const std::vector<std::string>& given,
+std::vector<std::string> resume_arguments(const nlohmann::json& command_line, const std::vector<std::string>& given,
                                           const TakesValue& takes_value) {
   std::vector<std::string> original;
   if (command_line.is_array())
@@ -51,8 +50,8 @@ std::vector<std::string> resume_arguments(const nlohmann::json& command_line,
     const std::string name = is_option(original[i]) ? option_name(original[i]) : "";
     // How progress is shown is chosen anew each time: a run started with --quiet resumes
     // with --verbose (together they are a usage error), or with the default display.
-    const bool dropped = name == "--out" || name == "--resume" || name == "--force" ||
-                         name == "--quiet" || name == "--verbose";
+    const bool dropped =
+        name == "--out" || name == "--resume" || name == "--force" || name == "--quiet" || name == "--verbose";
     const bool with_value = value_follows(original[i], takes_value) && i + 1 < original.size();
     if (dropped || (matrix_given && std::find(matrix_at.begin(), matrix_at.end(), i) != matrix_at.end())) {
       if (with_value) ++i;

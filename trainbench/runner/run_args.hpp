@@ -20,8 +20,7 @@ using TakesValue = std::function<bool(const std::string& option)>;
 // environment: "trainbench", "run", ...) without --out, --resume and --force (the results stay
 // where they are) and without --quiet and --verbose (the display is chosen anew), then `given`, which win: the last value of an option counts and --set values
 // apply in order. A matrix in `given` replaces the run's. Options may be `--x v` or `--x=v`.
-std::vector<std::string> resume_arguments(const nlohmann::json& command_line,
-                                          const std::vector<std::string>& given,
+std::vector<std::string> resume_arguments(const nlohmann::json& command_line, const std::vector<std::string>& given,
                                           const TakesValue& takes_value);
 
 }  // namespace tb

@@ -9,8 +9,8 @@
 
 namespace tb {
 
-std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when,
-                        long pid, std::uint16_t salt) {
+std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when, long pid,
+                        std::uint16_t salt) {
   using namespace std::chrono;
   const auto ms = duration_cast<milliseconds>(when.time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
@@ -27,8 +27,7 @@ std::string make_run_id(const std::string& matrix_name, std::chrono::system_cloc
 std::string make_run_id(const MatrixSpec& spec) {
   // Random per process, then counting: calls in one process never repeat within a millisecond.
   static std::atomic<std::uint16_t> next_salt{static_cast<std::uint16_t>(std::random_device{}())};
-  return make_run_id(spec.name, std::chrono::system_clock::now(), static_cast<long>(::getpid()),
-                     next_salt++);
+  return make_run_id(spec.name, std::chrono::system_clock::now(), static_cast<long>(::getpid()), next_salt++);
 }
 
 }  // namespace tb

@@ -14,7 +14,7 @@ namespace tb {
 // salt (containers sharing a results folder may reuse process ids) and the matrix name. Sorts by
 // start time as text.
 std::string make_run_id(const MatrixSpec& spec);
-std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when,
-                        long pid, std::uint16_t salt);
+std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when, long pid,
+                        std::uint16_t salt);
 
 }  // namespace tb

@@ -13,16 +13,16 @@ namespace tb {
 
 // What is about to be measured.
 struct RunPlan {
-  std::string matrix;        // the matrix's name
+  std::string matrix;  // the matrix's name
   std::string run_id;
-  std::string device;        // "cpu" or the GPU's name
-  std::string out_dir;       // "" : results are not saved
-  std::size_t to_measure = 0;   // scenarios this run measures
-  std::size_t in_matrix = 0;    // scenarios of the matrix (more than to_measure when resuming)
-  int rounds = 1;               // planned rounds (scenarios past their target get extra ones)
-  bool interleave = true;       // rounds interleave the scenarios (else each runs to its end)
-  bool resume = false;          // run --resume: only the unfinished scenarios are measured
-  std::string shard;            // run --shard: "i/n" (to_measure of in_matrix are this shard's)
+  std::string device;          // "cpu" or the GPU's name
+  std::string out_dir;         // "" : results are not saved
+  std::size_t to_measure = 0;  // scenarios this run measures
+  std::size_t in_matrix = 0;   // scenarios of the matrix (more than to_measure when resuming)
+  int rounds = 1;              // planned rounds (scenarios past their target get extra ones)
+  bool interleave = true;      // rounds interleave the scenarios (else each runs to its end)
+  bool resume = false;         // run --resume: only the unfinished scenarios are measured
+  std::string shard;           // run --shard: "i/n" (to_measure of in_matrix are this shard's)
 };
 
 class RunListener {

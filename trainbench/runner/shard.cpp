@@ -41,9 +41,7 @@ Shard parse_shard(const std::string& text) {
   return {static_cast<int>(*index), static_cast<int>(*count)};
 }
 
-std::string to_string(const Shard& shard) {
-  return std::to_string(shard.index) + "/" + std::to_string(shard.count);
-}
+std::string to_string(const Shard& shard) { return std::to_string(shard.index) + "/" + std::to_string(shard.count); }
 
 std::vector<bool> shard_members(const std::vector<ScenarioParams>& scenarios, const Shard& shard) {
   // The deal order: by id, then by the scenario's own digest, never by its place in the file.
@@ -56,9 +54,8 @@ std::vector<bool> shard_members(const std::vector<ScenarioParams>& scenarios, co
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     keys.push_back({scenario_id(scenarios[i]), scenarios_digest({scenarios[i]}), i});
   // Scenarios equal in id and digest measure the same thing: which of them goes first is moot.
-  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return a.id != b.id ? a.id < b.id : a.digest < b.digest;
-  });
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const Key& a, const Key& b) { return a.id != b.id ? a.id < b.id : a.digest < b.digest; });
   std::vector<bool> members(scenarios.size(), false);
   for (std::size_t k = 0; k < keys.size(); ++k)
     if (static_cast<int>(k % static_cast<std::size_t>(shard.count)) == shard.index) members[keys[k].position] = true;

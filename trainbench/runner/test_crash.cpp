@@ -12,9 +12,7 @@ const std::vector<std::string>& crash_kind_names() {
   return names;
 }
 
-const char* to_string(CrashKind kind) {
-  return crash_kind_names()[static_cast<std::size_t>(kind)].c_str();
-}
+const char* to_string(CrashKind kind) { return crash_kind_names()[static_cast<std::size_t>(kind)].c_str(); }
 
 CrashKind parse_crash_kind(const std::string& name) {
   const auto& names = crash_kind_names();
@@ -33,10 +31,8 @@ void crash_now(CrashKind kind, const std::string& where) {
       *nowhere = 1;
       break;
     }
-    case CrashKind::abort:
-      std::abort();
-    case CrashKind::terminate:
-      std::terminate();
+    case CrashKind::abort: std::abort();
+    case CrashKind::terminate: std::terminate();
   }
   std::abort();  // unreachable unless address 0 is writable
 }

@@ -13,13 +13,13 @@ namespace tb {
 enum class CrashKind { segv, abort, terminate };
 
 const char* to_string(CrashKind kind);
-const std::vector<std::string>& crash_kind_names();  // "segv", "abort", "terminate"
+const std::vector<std::string>& crash_kind_names();   // "segv", "abort", "terminate"
 CrashKind parse_crash_kind(const std::string& name);  // one of crash_kind_names()
 
 struct TestCrash {
   std::string scenario;  // crash the scenarios whose id contains this ("" : every scenario)
   CrashKind kind = CrashKind::segv;
-  int at_step = 0;       // optimizer steps completed first, warm-up included
+  int at_step = 0;  // optimizer steps completed first, warm-up included
 };
 
 // Says on stderr what is about to happen, then dies: segv writes through a null pointer (signal

@@ -10,9 +10,7 @@ std::optional<json> parse_reply_line(const std::optional<std::string>& line) {
   if (!line) return std::nullopt;
   try {
     return json::parse(*line);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
+  } catch (const json::exception&) { return std::nullopt; }
 }
 
 }  // namespace
@@ -20,9 +18,7 @@ std::optional<json> parse_reply_line(const std::optional<std::string>& line) {
 WorkerClient::WorkerClient(const std::vector<std::string>& argv, const ChildOptions& options) {
   try {
     child_ = std::make_unique<ChildProcess>(argv, options);
-  } catch (const std::exception& e) {
-    throw WorkerStartError(WorkerStartError::Kind::not_started, e.what());
-  }
+  } catch (const std::exception& e) { throw WorkerStartError(WorkerStartError::Kind::not_started, e.what()); }
 }
 
 const WorkerHello& WorkerClient::await_hello() {
@@ -31,9 +27,7 @@ const WorkerHello& WorkerClient::await_hello() {
     WorkerRefusal refusal;
     try {
       refusal = first->get<WorkerRefusal>();
-    } catch (const json::exception&) {
-      refusal.error = first->dump();
-    }
+    } catch (const json::exception&) { refusal.error = first->dump(); }
     throw WorkerStartError(WorkerStartError::Kind::refused, refusal.error);
   }
   if (!first || !first->is_object() || !first->contains("hello")) {
@@ -61,9 +55,7 @@ std::optional<Reply> WorkerClient::request(const json& message, const GiveUp& gi
   if (!reply || !reply->is_object() || reply->contains("error")) return std::nullopt;
   try {
     return reply->get<Reply>();
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
+  } catch (const json::exception&) { return std::nullopt; }
 }
 
 std::optional<SegmentReply> WorkerClient::segment(const SegmentRequest& r, const GiveUp& give_up) {

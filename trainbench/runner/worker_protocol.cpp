@@ -19,8 +19,8 @@ void from_json(const json& j, WorkerScenario& s) {
 }
 
 void to_json(json& j, const WorkerHello& h) {
-  j = {{"hello", h.version}, {"scenarios", h.scenarios}, {"digest", h.digest},
-       {"rounds", h.rounds},  {"max_rounds", h.max_rounds}, {"seed", h.seed}};
+  j = {{"hello", h.version}, {"scenarios", h.scenarios},   {"digest", h.digest},
+       {"rounds", h.rounds}, {"max_rounds", h.max_rounds}, {"seed", h.seed}};
 }
 void from_json(const json& j, WorkerHello& h) {
   const auto version = j.find("hello");
@@ -56,8 +56,7 @@ void from_json(const json& j, SegmentReply& r) {
   if (const auto it = j.find("snapshot"); it != j.end()) {
     try {
       r.snapshot = it->get<ScenarioResult>();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   r.message.reset();
   if (const auto it = j.find("message"); it != j.end()) r.message = it->get<std::string>();
@@ -119,8 +118,8 @@ WorkerRequest parse_request(const json& message) {
   } catch (const json::exception& e) {
     throw WorkerProtocolError("a malformed request " + message.dump().substr(0, 200) + ": " + e.what());
   }
-  throw WorkerProtocolError("not a request of worker protocol version " +
-                            std::to_string(kWorkerProtocolVersion) + ": " + message.dump().substr(0, 200));
+  throw WorkerProtocolError("not a request of worker protocol version " + std::to_string(kWorkerProtocolVersion) +
+                            ": " + message.dump().substr(0, 200));
 }
 
 json request_json(const WorkerRequest& request) {

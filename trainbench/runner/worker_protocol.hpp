@@ -43,7 +43,7 @@ void check_protocol_version(int version, const std::string& who);
 
 // A scenario as the worker's expansion of the matrix has it; requests name it by its index.
 struct WorkerScenario {
-  std::string id;   // "mlp/fp32/w0/a1/b32"
+  std::string id;      // "mlp/fp32/w0/a1/b32"
   nlohmann::json key;  // scenario_key: its value on every axis (an object)
 };
 

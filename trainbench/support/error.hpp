@@ -58,7 +58,7 @@ std::string concat(const Args&... args) {
 }  // namespace tb
 
 // TORCH_CHECK-style input validation: TB_CHECK_INPUT(cond, file, field, "message ", value).
-#define TB_CHECK_INPUT(cond, file, field, ...)                                    \
-  do {                                                                            \
+#define TB_CHECK_INPUT(cond, file, field, ...)                                               \
+  do {                                                                                       \
     if (!(cond)) throw ::tb::InputError((file), (field), ::tb::detail::concat(__VA_ARGS__)); \
   } while (0)

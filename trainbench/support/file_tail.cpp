@@ -20,8 +20,7 @@ std::string read_file_tail(const std::string& path, std::size_t max_lines, std::
   // The window reaches back one byte before the last max_bytes: that byte tells whether they
   // start at a line boundary.
   const bool starts_mid_file = size > static_cast<std::streamoff>(max_bytes);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' ||
-                           text.back() == '\t'))
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
     text.pop_back();
   if (text.empty()) return "";
   bool cut = false;

@@ -60,8 +60,8 @@ void check_json_bounds(const std::string& text, const std::string& source, const
       in_string = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
-        throw InputError(source, field, "nested more than " + std::to_string(kMaxJsonDepth) +
-                                            " levels deep" + position(line, column));
+        throw InputError(source, field,
+                         "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep" + position(line, column));
     } else if (c == ']' || c == '}') {
       if (depth > 0) --depth;
     } else if (number_start(c) && (i == 0 || !word_char(text[i - 1]))) {
@@ -69,9 +69,9 @@ void check_json_bounds(const std::string& text, const std::string& source, const
       while (end < text.size() && number_char(text[end])) ++end;
       const std::string token = text.substr(i, end - i);
       if (!std::isfinite(std::strtod(token.c_str(), nullptr)))
-        throw InputError(source, field, "number " + cut(token, 40) +
-                                            " is out of range (a double holds at most about 1.8e308)" +
-                                            position(line, column));
+        throw InputError(source, field,
+                         "number " + cut(token, 40) + " is out of range (a double holds at most about 1.8e308)" +
+                             position(line, column));
       column += end - i - 1;
       i = end - 1;
     }

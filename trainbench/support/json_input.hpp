@@ -17,8 +17,7 @@ inline constexpr int kMaxJsonDepth = 64;
 void check_json_bounds(const std::string& text, const std::string& source, const std::string& field = "");
 
 // check_json_bounds, then parse; a syntax error is "malformed JSON at line L, column C: ...".
-nlohmann::json parse_json_text(const std::string& text, const std::string& source,
-                               const std::string& field = "");
+nlohmann::json parse_json_text(const std::string& text, const std::string& source, const std::string& field = "");
 
 // Reads and parses the file at `path`; `what` names it in messages ("matrix file"). A missing,
 // unreadable or directory path is an InputError naming the path.

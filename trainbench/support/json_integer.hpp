@@ -61,10 +61,8 @@ T integer_field(const nlohmann::json& j, const char* key, T fallback) {
   if (it == j.end()) return fallback;
   const nlohmann::json& v = *it;
   bool fits = false;
-  if (v.is_number_unsigned())
-    fits = std::cmp_less_equal(v.get<std::uint64_t>(), std::numeric_limits<T>::max());
-  else if (v.is_number_integer())
-    fits = std::in_range<T>(v.get<std::int64_t>());
+  if (v.is_number_unsigned()) fits = std::cmp_less_equal(v.get<std::uint64_t>(), std::numeric_limits<T>::max());
+  else if (v.is_number_integer()) fits = std::in_range<T>(v.get<std::int64_t>());
   if (!fits)
     throw FieldError(key, "must be an integer in [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
                               std::to_string(std::numeric_limits<T>::max()) + "], got " + excerpt(v));

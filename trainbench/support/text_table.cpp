@@ -56,8 +56,7 @@ void write_line(std::ostream& os, const Row& cells, const std::vector<std::size_
 
 void write_text_table(std::ostream& os, const TextTable& t, const TextLayout& layout) {
   const std::vector<std::size_t> width = column_widths(t);
-  const std::vector<bool> title_right =
-      layout.align_titles ? t.right : std::vector<bool>(t.titles.size(), false);
+  const std::vector<bool> title_right = layout.align_titles ? t.right : std::vector<bool>(t.titles.size(), false);
   write_line(os, t.titles, width, title_right, layout.gap);
   if (layout.rule) {
     std::size_t total = layout.gap * (width.size() - 1);

@@ -57,9 +57,7 @@ TEST(CapacitySearch, CpuWithoutBudgetIsAnInputError) {
   try {
     search_capacity(spec, RunOptions{}, run);
     FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "capacity.memory_budget");
-  }
+  } catch (const InputError& e) { EXPECT_EQ(e.field(), "capacity.memory_budget"); }
 }
 
 }  // namespace

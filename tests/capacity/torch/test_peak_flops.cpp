@@ -75,8 +75,8 @@ TEST(PeakFlops, SweepRecordsSpreadPerSize) {
   EXPECT_NE(describe(r).find("best median of n=96/160/128"), std::string::npos) << describe(r);
 
   const nlohmann::json j = r;
-  for (const char* key : {"flops_per_s", "n", "median_s", "samples", "matmuls_per_sample", "threads",
-                          "min_flops_per_s", "max_flops_per_s", "rel_spread", "sizes"})
+  for (const char* key : {"flops_per_s", "n", "median_s", "samples", "matmuls_per_sample", "threads", "min_flops_per_s",
+                          "max_flops_per_s", "rel_spread", "sizes"})
     EXPECT_TRUE(j.contains(key)) << key;
   ASSERT_EQ(j.at("sizes").size(), 3u);
   EXPECT_EQ(j.at("sizes")[1].at("n"), 160);

@@ -29,8 +29,7 @@ class AbSession : public tb::test::CliTest {
     })";
   }
   std::string ab(const std::string& out) const {
-    return "ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN +
-           " --out " + p(out);
+    return "ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN + " --out " + p(out);
   }
 };
 
@@ -54,8 +53,7 @@ TEST_F(AbSession, RefusesSidesThatDisagreeOrAreNotTrainbench) {
   EXPECT_EQ(trainbench(ab("mismatch") + " --new-set 'axes.batch=[16]'"), 2);
   EXPECT_NE(log().find("different scenarios"), std::string::npos);
   // A NEW "build" that never answers: its worker ended at start-up, which fails the gate.
-  EXPECT_EQ(trainbench("ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN +
-                       " --new /bin/true --out " + p("bogus")),
+  EXPECT_EQ(trainbench("ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new /bin/true --out " + p("bogus")),
             1);
   EXPECT_NE(log().find("NEW worker (/bin/true) ended with exit code 0 during start-up"), std::string::npos);
   // Bad input on one side is reported with the side named.

@@ -48,15 +48,12 @@ TEST_F(CliGate, AaPassesPlantedSlowdownFails) {
   ASSERT_EQ(aa, 0);
   EXPECT_TRUE(fs::exists(p("noise.json")));
   // 100 ms per micro-batch on a step of a few ms: over 10x slower, beyond the 90% threshold.
-  ASSERT_EQ(trainbench("run " + p("gate.json") + " --out " + p("slow") +
-                       " --format none --set test_delay_ms=100 " + db),
-            0);
+  ASSERT_EQ(
+      trainbench("run " + p("gate.json") + " --out " + p("slow") + " --format none --set test_delay_ms=100 " + db), 0);
 
   // A/A with a threshold far above this machine's noise: the same build must not trip it.
   EXPECT_EQ(trainbench("compare --fail-on-regression 90 " + a + " " + b), 0);
-  EXPECT_EQ(trainbench("compare --fail-on-regression 90 --noise " + p("noise.json") + " " + a + " " +
-                       p("slow")),
-            1);
+  EXPECT_EQ(trainbench("compare --fail-on-regression 90 --noise " + p("noise.json") + " " + a + " " + p("slow")), 1);
   // The newest recorded run (slow) against the one before it (b), from the database alone.
   EXPECT_EQ(trainbench("compare --fail-on-regression 90 --db " + p("history.sqlite") + " --against last"), 1);
   EXPECT_EQ(trainbench("history --db " + p("history.sqlite") + " --scenario mlp/fp32/w0/a1/b64"), 0);

@@ -113,8 +113,9 @@ TEST_F(DistributedRun, WithoutRanksWorldSizeTwoIsSkippedWithTheWayToRunIt) {
 }
 
 TEST_F(DistributedRun, RunsUnderTorchrun) {
-  const fs::path torchrun = fs::path(TB_TORCH_LIB_DIR).parent_path().parent_path().parent_path().parent_path()
-                                .parent_path() / "bin" / "torchrun";
+  const fs::path torchrun =
+      fs::path(TB_TORCH_LIB_DIR).parent_path().parent_path().parent_path().parent_path().parent_path() / "bin" /
+      "torchrun";
   if (!fs::exists(torchrun)) GTEST_SKIP() << "no torchrun beside this LibTorch (" << torchrun << ")";
   const std::string cmd = "OMP_NUM_THREADS=1 " + torchrun.string() + " --standalone --nproc-per-node=2 --no-python " +
                           TB_TRAINBENCH_BIN + " run " + p("ddp.json") + " --out " + p("out") +
@@ -132,8 +133,8 @@ TEST_F(DistributedRun, KilledRankEndsTheRunWithAClearError) {
   write_matrix("long.json", R"("axes": {"world_size": 2, "batch": 32},
     "steps": {"warmup": 1, "min": 100000, "max": 100000, "time_budget_s": 120, "rounds": 1})");
   // Start the run, wait for rank 1 to be training, then kill it.
-  std::ofstream(dir_ / "kill.sh") << "OMP_NUM_THREADS=1 " << TB_TRAINBENCH_BIN << " run " << p("long.json")
-                                  << " --out " << p("out") << " --format md --no-history --nproc-per-node 2"
+  std::ofstream(dir_ / "kill.sh") << "OMP_NUM_THREADS=1 " << TB_TRAINBENCH_BIN << " run " << p("long.json") << " --out "
+                                  << p("out") << " --format md --no-history --nproc-per-node 2"
                                   << " --dist-timeout 60 >> " << p("log.txt") << R"( 2>&1 &
 launcher=$!
 for i in $(seq 100); do

@@ -29,8 +29,8 @@ TEST_F(FieldMatrix, CpuMeasuresWhatItCanAndSkipsTheRestWithReasons) {
   for (const auto& s : r["scenarios"]) {
     const std::string id = s["id"];
     const auto& params = s["params"];
-    const bool cuda_only = params["pin_memory"] == true || params["cudnn_benchmark"] == true ||
-                           params["cuda_graphs"] == true;
+    const bool cuda_only =
+        params["pin_memory"] == true || params["cudnn_benchmark"] == true || params["cuda_graphs"] == true;
     if (cuda_only) {
       EXPECT_EQ(s["status"], "skipped") << id;
       EXPECT_NE(s["message"].get<std::string>().find("CUDA"), std::string::npos) << id << ": " << s["message"];

@@ -44,7 +44,6 @@ std::string matrix(bool interleave, int hidden = 32) {
 
 class InterruptResume : public tb::test::CliTest {
  protected:
-
   // Starts trainbench in the background (one intra-op thread, as in test_cli_gate), output
   // appended to log.txt.
   pid_t start(const std::vector<std::string>& args) {
@@ -107,8 +106,8 @@ class InterruptResume : public tb::test::CliTest {
 TEST_F(InterruptResume, SigintSavesWhatFinishedAndResumeCompletesTheRun) {
   std::ofstream(p("m.json")) << matrix(/*interleave=*/false);
   const fs::path out = dir_ / "run";
-  const pid_t pid = start({"run", p("m.json"), "--out", out.string(), "--format", "md,csv",
-                           "--history", p("history.sqlite")});
+  const pid_t pid =
+      start({"run", p("m.json"), "--out", out.string(), "--format", "md,csv", "--history", p("history.sqlite")});
   const auto [status, seconds] = interrupt(pid, out, SIGINT);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 130);
@@ -212,8 +211,7 @@ TEST_F(InterruptResume, SigtermKeepsEveryWholeSegmentAndDropsThePartOne) {
 TEST_F(InterruptResume, IsolatedRunStopsAtOnceAndResumesIsolated) {
   std::ofstream(p("m.json")) << matrix(/*interleave=*/true);
   const fs::path out = dir_ / "run";
-  const pid_t pid =
-      start({"run", p("m.json"), "--out", out.string(), "--format", "none", "--no-history", "--isolate"});
+  const pid_t pid = start({"run", p("m.json"), "--out", out.string(), "--format", "none", "--no-history", "--isolate"});
   const auto [status, seconds] = interrupt(pid, out, SIGINT, 0, std::chrono::milliseconds(100));
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 130);

@@ -49,7 +49,8 @@ TEST_F(RunCommand, AnOutFolderHoldingARunIsRefusedUnlessForce) {
   const std::size_t before = log().size();
   EXPECT_EQ(run_tiny("--out " + p("out")), 2);
   const std::string refusal = log().substr(before);
-  EXPECT_NE(refusal.find("--out: " + p("out") + " holds run " + first + " (matrix tiny, finished): nothing was run; "
+  EXPECT_NE(refusal.find("--out: " + p("out") + " holds run " + first +
+                         " (matrix tiny, finished): nothing was run; "
                          "give another --out, or --force to replace it"),
             std::string::npos)
       << refusal;
@@ -68,7 +69,8 @@ TEST_F(RunCommand, AnOutFolderHoldingARunIsRefusedUnlessForce) {
   const std::size_t again = log().size();
   EXPECT_EQ(run_tiny("--out " + p("out")), 2);
   EXPECT_NE(log().substr(again).find("(matrix tiny, not finished): nothing was run; finish it with trainbench run "
-                                     "--resume " + p("out") + ", give another --out, or --force to replace it"),
+                                     "--resume " +
+                                     p("out") + ", give another --out, or --force to replace it"),
             std::string::npos)
       << log().substr(again);
 
@@ -80,7 +82,7 @@ TEST_F(RunCommand, AnOutFolderHoldingARunIsRefusedUnlessForce) {
 TEST_F(RunCommand, ABatchLargerThanTheDatasetIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(run_tiny("--out " + p("out") + " --set 'axes.batch=[8,128]'"), 2);
   EXPECT_NE(log().find(p("tiny.json") + ": dataset_options.samples: 64 samples are fewer than the micro-batch 128 of "
-                       "mlp/fp32/w0/a1/b128"),
+                                        "mlp/fp32/w0/a1/b128"),
             std::string::npos)
       << log();
   EXPECT_EQ(log().find("[1/"), std::string::npos) << "no scenario started";

@@ -47,15 +47,15 @@ class StandardMatrix : public tb::test::CliTest {
 
 // torch.utils.flop_counter on torchvision's model at 224x224 (tests/fixtures/reference/).
 double torchvision_flops(const std::string& model) {
-  return json::parse(tb::test::slurp(std::string(TB_SOURCE_DIR) + "/tests/fixtures/reference/" + model +
-                                     "_torchvision.json"))
+  return json::parse(
+             tb::test::slurp(std::string(TB_SOURCE_DIR) + "/tests/fixtures/reference/" + model + "_torchvision.json"))
       .at("forward_flops_224")
       .get<double>();
 }
 
 TEST_F(StandardMatrix, ResNet50VitB16AndGpt2SmallRunOnTheCpuInOneCommand) {
-  ASSERT_EQ(trainbench("run " + std::string(TB_SOURCE_DIR) + "/scenarios/standard.json " + kCpuSettings +
-                       " --out " + p("out") + " --format md --no-history"),
+  ASSERT_EQ(trainbench("run " + std::string(TB_SOURCE_DIR) + "/scenarios/standard.json " + kCpuSettings + " --out " +
+                       p("out") + " --format md --no-history"),
             0);
   const json results = json::parse(tb::test::slurp(dir_ / "out" / "results.json"));
   ASSERT_EQ(results["scenarios"].size(), 9u) << results["scenarios"].dump();  // 3 models x 3 precisions

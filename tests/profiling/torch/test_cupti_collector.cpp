@@ -41,9 +41,19 @@ TEST(CuptiCollector, WindowOfMatmuls) {
     for (int step = 0; step < 3; ++step) {
       // The step and phase spans the summaries attribute GPU work to, as the trainer records them.
       TB_HOST_SPAN("step", tbp::kCategoryStep, step);
-      { TB_HOST_SPAN(tb::to_string(tb::Phase::h2d), tbp::kCategoryPhase); auto host = at::ones({1 << 20}); host.to(at::kCUDA); }
-      { TB_HOST_SPAN(tb::to_string(tb::Phase::forward), tbp::kCategoryPhase); at::mm(a, a); }
-      { TB_HOST_SPAN(tb::to_string(tb::Phase::optimizer), tbp::kCategoryPhase); a.mul_(0.5); }
+      {
+        TB_HOST_SPAN(tb::to_string(tb::Phase::h2d), tbp::kCategoryPhase);
+        auto host = at::ones({1 << 20});
+        host.to(at::kCUDA);
+      }
+      {
+        TB_HOST_SPAN(tb::to_string(tb::Phase::forward), tbp::kCategoryPhase);
+        at::mm(a, a);
+      }
+      {
+        TB_HOST_SPAN(tb::to_string(tb::Phase::optimizer), tbp::kCategoryPhase);
+        a.mul_(0.5);
+      }
     }
     records = cupti.stop();
   }
@@ -61,7 +71,8 @@ TEST(CuptiCollector, WindowOfMatmuls) {
   EXPECT_GE(kernels, 3);
   EXPECT_GE(copies, 3);
   bool launch_named = false;
-  for (const auto& c : records.calls) launch_named |= c.name.rfind("cudaLaunchKernel", 0) == 0 || c.name.rfind("cuLaunchKernel", 0) == 0;
+  for (const auto& c : records.calls)
+    launch_named |= c.name.rfind("cudaLaunchKernel", 0) == 0 || c.name.rfind("cuLaunchKernel", 0) == 0;
   EXPECT_TRUE(launch_named);
 
   const auto summary = tbp::summarize(records, rec.spans());

@@ -45,7 +45,8 @@ TEST(ProfilePass, MemoryTimelineInTheHostTraceAndTheResults) {
   ASSERT_GE(times.size(), 2u);  // at least the window's start and end
   EXPECT_EQ(times.size(), timeline.at("bytes").size());
   EXPECT_GT(timeline.at("peak_bytes").get<std::int64_t>(), 0);
-  for (const auto& b : timeline.at("bytes")) EXPECT_LE(b.get<std::int64_t>(), timeline.at("peak_bytes").get<std::int64_t>());
+  for (const auto& b : timeline.at("bytes"))
+    EXPECT_LE(b.get<std::int64_t>(), timeline.at("peak_bytes").get<std::int64_t>());
 
   // Saved and read back with the rest of results.json.
   const RunResult loaded = load_results((dir / "results.json").string());

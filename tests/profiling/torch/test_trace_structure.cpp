@@ -34,11 +34,12 @@ class TraceStructure : public ::testing::Test {
       "dataset_options": {"samples": 256, "features": 16}, "model_options": {"hidden": 32},
       "axes": {"precision": ["fp32", "amp_bf16"], "workers": 1, "batch": 32},
       "steps": {"warmup": 1, "min": 3, "max": 4, "target_rel_ci": 0.5, "time_budget_s": 1, "rounds": 1},
-      "profile": {"enabled": true, "window": )" << kWindow << R"(, "host_trace": true, "kineto": true}})";
+      "profile": {"enabled": true, "window": )"
+           << kWindow << R"(, "host_trace": true, "kineto": true}})";
     const std::filesystem::path bin(TB_TRAINBENCH_BIN);
     const std::string stamp = std::to_string(std::filesystem::file_size(bin)) + " " +
-                              std::to_string(std::filesystem::last_write_time(bin).time_since_epoch().count()) +
-                              "\n" + matrix.str();
+                              std::to_string(std::filesystem::last_write_time(bin).time_since_epoch().count()) + "\n" +
+                              matrix.str();
     dir_ = new std::filesystem::path(std::filesystem::path(TB_BINARY_DIR) / "test-runs" / "TraceStructure");
     if (tb::test::slurp(*dir_ / "stamp.txt") == stamp && std::filesystem::exists(*dir_ / "rc.txt")) {
       rc_ = std::stoi(tb::test::slurp(*dir_ / "rc.txt"));
@@ -46,10 +47,9 @@ class TraceStructure : public ::testing::Test {
     }
     tb::test::scratch_dir("TraceStructure");
     std::ofstream(*dir_ / "m.json") << matrix.str();
-    rc_ = tb::test::run_shell("ulimit -c 0; OMP_NUM_THREADS=1 " + bin.string() + " run " +
-                              (*dir_ / "m.json").string() + " --out " + (*dir_ / "out").string() +
-                              " --no-history --format md > " + (*dir_ / "stdout.txt").string() + " 2> " +
-                              (*dir_ / "stderr.txt").string());
+    rc_ = tb::test::run_shell("ulimit -c 0; OMP_NUM_THREADS=1 " + bin.string() + " run " + (*dir_ / "m.json").string() +
+                              " --out " + (*dir_ / "out").string() + " --no-history --format md > " +
+                              (*dir_ / "stdout.txt").string() + " 2> " + (*dir_ / "stderr.txt").string());
     std::ofstream(*dir_ / "rc.txt") << rc_;
     std::ofstream(*dir_ / "stamp.txt") << stamp;
   }
@@ -93,7 +93,8 @@ std::vector<Range> ranges(const json& t, const std::string& cat) {
 std::set<std::string> thread_names(const json& t) {
   std::set<std::string> names;
   for (const auto& e : t["traceEvents"])
-    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name") names.insert(e["args"]["name"].get<std::string>());
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name")
+      names.insert(e["args"]["name"].get<std::string>());
   return names;
 }
 
@@ -122,8 +123,8 @@ TEST_F(TraceStructure, KinetoStepsHoldThePhaseRanges) {
   EXPECT_TRUE(step_names.count("ProfilerStep#0") && step_names.count("ProfilerStep#2"));
 
   // Every phase of every step, inside that step on the same thread.
-  const std::vector<std::string> expected = {"enumerate(DataLoader)#trainbench.data_wait.__next__",
-                                             "trainbench.h2d", "trainbench.forward", "trainbench.backward",
+  const std::vector<std::string> expected = {"enumerate(DataLoader)#trainbench.data_wait.__next__", "trainbench.h2d",
+                                             "trainbench.forward", "trainbench.backward",
                                              "Optimizer.step#trainbench.optimizer.step"};
   for (const auto& s : steps) {
     for (const auto& name : expected) {
@@ -137,7 +138,8 @@ TEST_F(TraceStructure, KinetoStepsHoldThePhaseRanges) {
   int ops_in_forward = 0;
   for (const auto& op : ranges(t, "cpu_op"))
     for (const auto& p : phases)
-      if (p.name == "trainbench.forward" && op.tid == p.tid && op.begin >= p.begin && op.end <= p.end + 0.01) ++ops_in_forward;
+      if (p.name == "trainbench.forward" && op.tid == p.tid && op.begin >= p.begin && op.end <= p.end + 0.01)
+        ++ops_in_forward;
   EXPECT_GT(ops_in_forward, 0);
 }
 
@@ -185,7 +187,8 @@ TEST_F(TraceStructure, NoSpuriousKinetoErrorOnTheCpu) {
 TEST_F(TraceStructure, DiffTraceOfRealFp32AndBf16Traces) {
   const auto out_dir = *dir_ / "out";
   const std::string a = (out_dir / profile_of("mlp/fp32/w1/a1/b32")["traces"]["kineto"].get<std::string>()).string();
-  const std::string b = (out_dir / profile_of("mlp/amp_bf16/w1/a1/b32")["traces"]["kineto"].get<std::string>()).string();
+  const std::string b =
+      (out_dir / profile_of("mlp/amp_bf16/w1/a1/b32")["traces"]["kineto"].get<std::string>()).string();
   const auto json_out = *dir_ / "diff.json";
   ASSERT_EQ(tb::test::run_shell(std::string(TB_TRAINBENCH_BIN) + " diff-trace " + a + " " + b + " --json --top 50 > " +
                                 json_out.string()),
@@ -202,12 +205,15 @@ TEST_F(TraceStructure, DiffTraceOfRealFp32AndBf16Traces) {
   }
   EXPECT_TRUE(phases.count("forward") && phases.count("backward")) << diff.dump(1).substr(0, 2000);
   // Autocast to bfloat16 casts: ops only the bf16 step runs.
-  EXPECT_TRUE(added.count("aten::to") || added.count("aten::_to_copy") || added.count("aten::_autocast_to_reduced_precision"))
+  EXPECT_TRUE(added.count("aten::to") || added.count("aten::_to_copy") ||
+              added.count("aten::_autocast_to_reduced_precision"))
       << diff.dump(1).substr(0, 4000);
   EXPECT_FALSE(changed_time.empty());
   // The text form names the same operators.
   const auto text_out = *dir_ / "diff.txt";
-  ASSERT_EQ(tb::test::run_shell(std::string(TB_TRAINBENCH_BIN) + " diff-trace " + a + " " + b + " > " + text_out.string()), 0);
+  ASSERT_EQ(
+      tb::test::run_shell(std::string(TB_TRAINBENCH_BIN) + " diff-trace " + a + " " + b + " > " + text_out.string()),
+      0);
   EXPECT_NE(tb::test::slurp(text_out).find("phase forward"), std::string::npos);
 }
 

@@ -41,9 +41,7 @@ TEST(CpuOom, RecordFailureTurnsAllocationFailuresIntoOom) {
     try {
       c.fail();
       FAIL() << c.what << ": did not throw";
-    } catch (...) {
-      record_failure(r, params, std::current_exception());
-    }
+    } catch (...) { record_failure(r, params, std::current_exception()); }
     EXPECT_EQ(r.status, c.status) << c.what << ": " << r.message;
     EXPECT_EQ(r.message, c.message) << c.what;
   }

@@ -94,9 +94,8 @@ TEST(Runner, TinyMatrixRunsSkipsAndValidates) {
   EXPECT_EQ(run.baseline_id, "mlp/fp32/w0/a1/b16");
   for (const char* f : {"results.json", "report.md", "results.csv", "report.html", "gbench.json"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
-  const std::string validate = std::string("python3 ") + TB_SOURCE_DIR +
-                               "/scripts/validate_results.py " + TB_SOURCE_DIR +
-                               "/schema/results.schema.json " + (dir / "results.json").string();
+  const std::string validate = std::string("python3 ") + TB_SOURCE_DIR + "/scripts/validate_results.py " +
+                               TB_SOURCE_DIR + "/schema/results.schema.json " + (dir / "results.json").string();
   const int rc = run_shell(validate);
   if (rc == 2) GTEST_SKIP() << "python3 jsonschema not installed";
   EXPECT_EQ(rc, 0) << validate;
@@ -162,9 +161,14 @@ TEST(Runner, ScenariosAreMeasuredInInterleavedSegments) {
   EXPECT_EQ(listener.plan.to_measure, 2u);
   EXPECT_EQ(listener.plan.rounds, 4);
   EXPECT_TRUE(listener.plan.interleave);
-  const std::vector<std::string> expected = {
-      "start", "round 0/4", "round 1/4", "round 2/4", "round 3/4",
-      "scenario 1/2 " + run.scenarios[0].id, "scenario 2/2 " + run.scenarios[1].id, "finish 2"};
+  const std::vector<std::string> expected = {"start",
+                                             "round 0/4",
+                                             "round 1/4",
+                                             "round 2/4",
+                                             "round 3/4",
+                                             "scenario 1/2 " + run.scenarios[0].id,
+                                             "scenario 2/2 " + run.scenarios[1].id,
+                                             "finish 2"};
   EXPECT_EQ(listener.events, expected);
   // Both scenarios go on after each round but the last (no extra rounds: max_rounds = rounds).
   EXPECT_EQ(listener.going_after_round, (std::vector<std::size_t>{2, 2, 2, 0}));
@@ -211,14 +215,14 @@ TEST(Runner, DivergedLossIsAStatusAndFailsTheRun) {
   EXPECT_EQ(run.scenarios[0].status, ScenarioStatus::diverged) << run.scenarios[0].message;
   EXPECT_GT(run.scenarios[0].step_time_s.median, 0) << "speed figures are kept";
   std::ofstream(dir / "diverged.json") << j.dump();
-  EXPECT_EQ(run_shell(std::string(TB_TRAINBENCH_BIN) + " run " + (dir / "diverged.json").string() +
-                      " --out " + (dir / "out").string() + " --no-history --format none > /dev/null 2>&1"),
+  EXPECT_EQ(run_shell(std::string(TB_TRAINBENCH_BIN) + " run " + (dir / "diverged.json").string() + " --out " +
+                      (dir / "out").string() + " --no-history --format none > /dev/null 2>&1"),
             1);
   // "What was seen" 3: `run` exited 0 on an out-of-memory scenario.
   std::ofstream(dir / "tiny.json") << tiny_matrix().dump();
   EXPECT_EQ(run_shell(std::string(TB_TRAINBENCH_BIN) + " run " + (dir / "tiny.json").string() +
-                      " --set 'axes.precision=[\"fp32\"]' --memory-budget 1MiB --out " +
-                      (dir / "oom").string() + " --no-history --format none > /dev/null 2>&1"),
+                      " --set 'axes.precision=[\"fp32\"]' --memory-budget 1MiB --out " + (dir / "oom").string() +
+                      " --no-history --format none > /dev/null 2>&1"),
             1);
 }
 

@@ -89,7 +89,7 @@ std::vector<RankRun> train_data_parallel(const ScenarioParams& p, int steps, con
   std::vector<std::unique_ptr<BatchStream>> streams;
   std::vector<std::unique_ptr<Trainer>> trainers;
   for (int r = 0; r < kRanks; ++r) {  // one after the other: the seed is process-wide
-    torch::manual_seed(7 + r);  // different initial weights: the broadcast must make them rank 0's
+    torch::manual_seed(7 + r);        // different initial weights: the broadcast must make them rank 0's
     auto source = Registry::instance().dataset("synthetic").factory({dataset_options(samples), 1});
     models.push_back(Registry::instance().model("mlp").factory(p.model_options, source->info()));
     streams.push_back(std::make_unique<BatchStream>(std::make_shared<ShardedSource>(source, r, kRanks), p.batch, 0));
@@ -122,9 +122,7 @@ std::vector<RankRun> train_data_parallel(const ScenarioParams& p, int steps, con
         trainers[r]->attach_reducer(nullptr);
         runs[r].parameters = parameters_of(*models[r]);
         runs[r].gradient_bytes = reducer.gradient_bytes();
-      } catch (const std::exception& e) {
-        runs[r].error = e.what();
-      }
+      } catch (const std::exception& e) { runs[r].error = e.what(); }
     });
   for (auto& t : threads) t.join();
   return runs;

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 std::shared_ptr<SampleSource> open_images(const fs::path& root, bool create = true) {
   DatasetRequest request;
-  request.options = {{"path", root.string()}, {"samples", 12},  {"classes", 3},
+  request.options = {{"path", root.string()}, {"samples", 12},   {"classes", 3},
                      {"stored_size", 16},     {"image_size", 8}, {"create", create}};
   return Registry::instance().dataset("images").factory(request);
 }
@@ -38,7 +38,8 @@ TEST(DatasetCache, DamagedFileIsReportedAndTheCacheRebuilt) {
     std::string problem;
   };
   const std::vector<Case> cases = {
-      {"truncated", "garbage", "class_01/img_000004.jpg: size mismatch (7 bytes, expected " + std::to_string(size) + ")"},
+      {"truncated", "garbage",
+       "class_01/img_000004.jpg: size mismatch (7 bytes, expected " + std::to_string(size) + ")"},
       {"garbage of the same size", std::string(size, '\x5a'), "class_01/img_000004.jpg: checksum mismatch"},
   };
   for (const auto& c : cases) {

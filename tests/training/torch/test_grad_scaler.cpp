@@ -11,9 +11,9 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <torch/cuda.h>
 #include <torch/optim/sgd.h>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -91,8 +91,7 @@ void replay(const json& trajectory) {
     ASSERT_EQ(scaler.scale_value(), step["scale_after_update"].get<double>());
     for (std::size_t i = 0; i < params.size(); ++i) {
       const at::Tensor expected = tensor_from(step["params_after"][i], shapes[i], at::kDouble);
-      const double max_diff =
-          (params[i].detach().to(at::kDouble) - expected).abs().max().item<double>();
+      const double max_diff = (params[i].detach().to(at::kDouble) - expected).abs().max().item<double>();
       EXPECT_LE(max_diff, 1e-6) << "param " << i;
     }
   }
@@ -125,8 +124,7 @@ TEST(GradScaler, RejectsFactorsPyTorchRejects) {
   EXPECT_THROW(tb::GradScaler(c10::Device(c10::kCPU), tb::GradScalerOptions().backoff_factor(1.0)),
                std::invalid_argument);
   // A disabled scaler does not validate, like PyTorch.
-  EXPECT_NO_THROW(tb::GradScaler(c10::Device(c10::kCPU),
-                                 tb::GradScalerOptions().enabled(false).growth_factor(0.5)));
+  EXPECT_NO_THROW(tb::GradScaler(c10::Device(c10::kCPU), tb::GradScalerOptions().enabled(false).growth_factor(0.5)));
 }
 
 TEST(GradScaler, DisabledIsPassThrough) {
@@ -174,8 +172,8 @@ TEST(GradScaler, StageGuardsMatchPyTorch) {
   scaler.unscale_(optimizer);
   EXPECT_THROW(scaler.unscale_(optimizer), std::logic_error);  // twice before update
   EXPECT_TRUE(scaler.step(optimizer));
-  EXPECT_THROW(scaler.step(optimizer), std::logic_error);     // twice before update
-  EXPECT_THROW(scaler.unscale_(optimizer), std::logic_error); // after step
+  EXPECT_THROW(scaler.step(optimizer), std::logic_error);      // twice before update
+  EXPECT_THROW(scaler.unscale_(optimizer), std::logic_error);  // after step
   scaler.update();
 
   // After update() the cycle starts again.

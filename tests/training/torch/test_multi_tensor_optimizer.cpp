@@ -49,8 +49,8 @@ std::unique_ptr<torch::optim::Optimizer> reference(const Case& c, std::vector<at
       params, torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
 
-std::vector<at::Tensor> after_steps(const std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)>& make,
-                                    int steps) {
+std::vector<at::Tensor> after_steps(
+    const std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)>& make, int steps) {
   auto params = fresh_parameters();
   auto optimizer = make(params);
   for (int s = 0; s < steps; ++s) {
@@ -71,9 +71,11 @@ TEST_P(MatchesForLoop, AfterSeveralSteps) {
   const auto expected = after_steps([&](std::vector<at::Tensor> p) { return reference(c, p); }, kSteps);
   const auto actual = after_steps(
       [&](std::vector<at::Tensor> p) {
-        return std::make_unique<MultiTensorOptimizer>(
-            p, MultiTensorOptions{.algorithm = c.algorithm, .kernel = kernel, .lr = c.lr,
-                                  .weight_decay = c.weight_decay, .momentum = c.momentum});
+        return std::make_unique<MultiTensorOptimizer>(p, MultiTensorOptions{.algorithm = c.algorithm,
+                                                                            .kernel = kernel,
+                                                                            .lr = c.lr,
+                                                                            .weight_decay = c.weight_decay,
+                                                                            .momentum = c.momentum});
       },
       kSteps);
   const auto start = fresh_parameters();

@@ -81,8 +81,9 @@ TEST(OptimisationSettings, ChannelsLastNeedsConvolutionWeights) {
   ScenarioParams p;
   p.memory_format = tb::MemoryFormatKind::channels_last;
   p.model = "mlp";
-  EXPECT_EQ(reason(p, mlp), "memory_format channels_last: model 'mlp' has no 4-d (convolution) weights and no "
-                            "image inputs, so nothing would change");
+  EXPECT_EQ(reason(p, mlp),
+            "memory_format channels_last: model 'mlp' has no 4-d (convolution) weights and no "
+            "image inputs, so nothing would change");
   p.model = "resnet";
   EXPECT_EQ(reason(p, cnn), "");
 }

@@ -49,9 +49,7 @@ TEST(RegistryOptions, EveryBadFixtureIsRefusedByTheRealRegistry) {
     try {
       load_matrix(path, options);
       ADD_FAILURE() << path << " was accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.file(), path);
-    }
+    } catch (const InputError& e) { EXPECT_EQ(e.file(), path); }
   }
 }
 
@@ -60,9 +58,7 @@ TEST(RegistryOptions, ShippedMatricesPass) {
   for (const char* file : {"quick.json", "seed.json", "capacity.json", "standard.json", "field.json"}) {
     EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/" + file, options)) << file;
   }
-  if (options.cuda_available) {
-    EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/gpu-profile.json", options));
-  }
+  if (options.cuda_available) { EXPECT_NO_THROW(load_matrix(kSource + "/scenarios/gpu-profile.json", options)); }
 }
 
 // A TorchScript file that is not there is refused while the matrix is read, naming the file and
@@ -84,12 +80,8 @@ TEST(RegistryOptions, MissingTorchScriptFileIsRefusedBeforeTheRun) {
 
 TEST(RegistryOptions, EveryModelAndDatasetDeclaresItsOptions) {
   const auto& reg = Registry::instance();
-  for (const auto& name : reg.model_names()) {
-    EXPECT_FALSE(reg.model(name).options.empty()) << name;
-  }
-  for (const auto& name : reg.dataset_names()) {
-    EXPECT_FALSE(reg.dataset(name).options.empty()) << name;
-  }
+  for (const auto& name : reg.model_names()) { EXPECT_FALSE(reg.model(name).options.empty()) << name; }
+  for (const auto& name : reg.dataset_names()) { EXPECT_FALSE(reg.dataset(name).options.empty()) << name; }
   const auto options = default_parse_options();
   EXPECT_EQ(options.model_specs.at("mlp").default_dataset, "synthetic");
   EXPECT_EQ(options.dataset_specs.at("images").rules.size(), 1u);
@@ -112,8 +104,8 @@ std::int64_t parameter_count(TrainableModel& model) {
 TEST(RegistryOptions, DeclaredDefaultsAreTheFactoriesDefaults) {
   const auto& reg = Registry::instance();
   DatasetInfo image{{3, 32, 32}, 10, 0, 0}, flat{{64}, 10, 0, 0}, tokens{{16}, 0, 32, 16};
-  for (const auto& [name, info] : std::vector<std::pair<std::string, DatasetInfo>>{
-           {"mlp", flat}, {"resnet", image}, {"transformer", tokens}}) {
+  for (const auto& [name, info] :
+       std::vector<std::pair<std::string, DatasetInfo>>{{"mlp", flat}, {"resnet", image}, {"transformer", tokens}}) {
     const auto& m = reg.model(name);
     auto plain = m.factory(nlohmann::json::object(), info);
     auto explicit_defaults = m.factory(declared_defaults(m.options), info);
@@ -138,13 +130,14 @@ TEST(RegistryOptions, ListRefusesBadOptionsWithExitTwoAndModelsListsThem) {
   EXPECT_NE(out.find(fixture + ": model_options.hiden: unknown option of model 'mlp'; did you mean 'hidden'?"),
             std::string::npos)
       << out;
-  const auto [cupti_rc, cupti_out] = shell(bin + " list " + kSource + "/tests/fixtures/matrices/profile_cupti_and_kineto.json");
+  const auto [cupti_rc, cupti_out] =
+      shell(bin + " list " + kSource + "/tests/fixtures/matrices/profile_cupti_and_kineto.json");
   EXPECT_EQ(cupti_rc, 2) << cupti_out;
   EXPECT_NE(cupti_out.find("profile.cupti: cupti and kineto cannot both be on"), std::string::npos) << cupti_out;
   // `run` refuses the same file up front (exit 2, nothing run), not with every scenario failing.
   const std::string out_dir = std::string(TB_BINARY_DIR) + "/test-runs/refused-cupti-kineto";
-  const auto [run_rc, run_out] = shell(bin + " run " + kSource +
-                                       "/tests/fixtures/matrices/profile_cupti_and_kineto.json --no-history --out " + out_dir);
+  const auto [run_rc, run_out] = shell(
+      bin + " run " + kSource + "/tests/fixtures/matrices/profile_cupti_and_kineto.json --no-history --out " + out_dir);
   EXPECT_EQ(run_rc, 2) << run_out;
   EXPECT_EQ(run_out.find("[1/"), std::string::npos) << run_out;
   const auto [models_rc, models] = shell(bin + " models");
@@ -153,7 +146,8 @@ TEST(RegistryOptions, ListRefusesBadOptionsWithExitTwoAndModelsListsThem) {
   EXPECT_NE(models.find("dataset_options.image_size"), std::string::npos) << models;
   // A standard workload names where its architecture and figures come from.
   EXPECT_NE(models.find("reference: torchvision.models.resnet50 (He et al. 2015, v1.5); 25,557,032 parameters"),
-            std::string::npos) << models;
+            std::string::npos)
+      << models;
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <torch/nn/module.h>
+#include <nlohmann/json.hpp>
 
 #include <trainbench/capacity/flops.hpp>
 #include <trainbench/support/error.hpp>
@@ -54,9 +54,7 @@ void expect_each_parameter_once(torch::nn::Module& module) {
     EXPECT_TRUE(storages.insert(p.data_ptr()).second) << "a parameter is listed twice";
 }
 
-double forward_flops(const TrainableModel& model) {
-  return capacity::count_flops(model.layers_per_sample()).forward;
-}
+double forward_flops(const TrainableModel& model) { return capacity::count_flops(model.layers_per_sample()).forward; }
 
 nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -65,14 +63,12 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 
 Shapes shapes_in(const nlohmann::json& reference) {
   Shapes out;
-  for (const auto& [name, shape] : reference.at("shapes").items())
-    out[name] = shape.get<std::vector<std::int64_t>>();
+  for (const auto& [name, shape] : reference.at("shapes").items()) out[name] = shape.get<std::vector<std::int64_t>>();
   return out;
 }
 
 nlohmann::json recorded(const std::string& model) {
-  return read_json(std::filesystem::path(TB_SOURCE_DIR) / "tests/fixtures/reference" /
-                   (model + "_torchvision.json"));
+  return read_json(std::filesystem::path(TB_SOURCE_DIR) / "tests/fixtures/reference" / (model + "_torchvision.json"));
 }
 
 // A python that can import torchvision, or "".
@@ -80,7 +76,8 @@ std::string python_with_torchvision() {
   std::vector<std::string> pythons;
   for (const char* var : {"TRAINBENCH_PYTHON", "TB_PYTHON"})
     if (const char* p = std::getenv(var)) pythons.emplace_back(p);
-  if (const char* home = std::getenv("HOME")) pythons.push_back(std::string(home) + "/.cache/trainbench/venv/bin/python");
+  if (const char* home = std::getenv("HOME"))
+    pythons.push_back(std::string(home) + "/.cache/trainbench/venv/bin/python");
   pythons.emplace_back("python3");
   for (const auto& py : pythons)
     if (std::system((py + " -c 'import torchvision' >/dev/null 2>&1").c_str()) == 0) return py;
@@ -91,8 +88,9 @@ std::string python_with_torchvision() {
 // matches torchvision's own.
 void expect_matches_torchvision(const std::string& python, const std::string& model_name) {
   const auto dump = test::scratch_dir("standard_models_torchvision") / (model_name + ".json");
-  ASSERT_EQ(std::system((python + " " + TB_SOURCE_DIR + "/scripts/torchvision_reference.py " + model_name +
-                         " > " + dump.string()).c_str()),
+  ASSERT_EQ(std::system((python + " " + TB_SOURCE_DIR + "/scripts/torchvision_reference.py " + model_name + " > " +
+                         dump.string())
+                            .c_str()),
             0);
   const auto fresh = read_json(dump);
   const auto model = make(model_name, images(224));
@@ -285,8 +283,8 @@ TEST(StandardModels, Gpt2TrainsOneStepOnTheCpuAndTheHeadIsTheEmbedding) {
 }
 
 TEST(StandardModels, Gpt2RefusesWhatItCannotTake) {
-  EXPECT_THROW(make("gpt2", tokens(1025)), InputError);                 // beyond the 1024-token context
-  EXPECT_THROW(make("gpt2", {{64}, 0, 50258, 64}), InputError);        // a larger vocabulary
+  EXPECT_THROW(make("gpt2", tokens(1025)), InputError);          // beyond the 1024-token context
+  EXPECT_THROW(make("gpt2", {{64}, 0, 50258, 64}), InputError);  // a larger vocabulary
   EXPECT_THROW(make("gpt2", images(224)), InputError);
 }
 

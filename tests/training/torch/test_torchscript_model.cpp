@@ -38,7 +38,7 @@ struct PythonModel {
 };
 const PythonModel kConvAttention{"conv_attention.py:ConvAttention", "3,8,8", 4, "cross_entropy"};
 const PythonModel kLossReturning{"loss_returning.py:LossReturning", "12", 5, "output"};
-const PythonModel kRegressor{"regressor.py:Regressor", "5", 0, "mse"};  // on the user's own tensors
+const PythonModel kRegressor{"regressor.py:Regressor", "5", 0, "mse"};                // on the user's own tensors
 const PythonModel kTracedOnly{"traced_only.py:TracedOnly", "6", 3, "cross_entropy"};  // script fails
 const PythonModel* const kModels[] = {&kConvAttention, &kLossReturning, &kRegressor, &kTracedOnly};
 
@@ -178,8 +178,8 @@ bool loss_falls(TrainableModel& model, const ScenarioParams& p, std::shared_ptr<
 // Both models through the real training step; the parameters the optimizer updates are the
 // scripted module's own (its output moves), and the loss falls.
 TEST_F(TorchScriptModel, TrainsThroughTheTrainer) {
-  for (const auto& [m, precision] : {std::pair{&kConvAttention, Precision::fp32},
-                                     std::pair{&kLossReturning, Precision::amp_bf16}}) {
+  for (const auto& [m, precision] :
+       {std::pair{&kConvAttention, Precision::fp32}, std::pair{&kLossReturning, Precision::amp_bf16}}) {
     ScenarioParams p;
     p.model = "torchscript";
     p.batch = 16;
@@ -195,8 +195,8 @@ TEST_F(TorchScriptModel, TrainsThroughTheTrainer) {
     const auto output_of = [&] {
       const torch::NoGradGuard no_grad;
       model->module().eval();
-      const at::Tensor out = m == &kLossReturning ? model->loss(probe, at::zeros({2}, at::kLong))
-                                                  : model->forward(probe);
+      const at::Tensor out =
+          m == &kLossReturning ? model->loss(probe, at::zeros({2}, at::kLong)) : model->forward(probe);
       model->module().train();
       return out.clone();
     };
@@ -215,8 +215,9 @@ TEST_F(TorchScriptModel, TrainsOnTheUsersOwnTensorsWithMse) {
   p.learning_rate = 1e-2;
   p.dataset_options = {{"path", dir_ + "/regression.pt"}};
   auto source = Registry::instance().dataset("tensors").factory({p.dataset_options, 3});
-  auto model = Registry::instance().model("torchscript").factory({{"path", archive(kRegressor)}, {"loss", "mse"}},
-                                                                 source->info());
+  auto model = Registry::instance()
+                   .model("torchscript")
+                   .factory({{"path", archive(kRegressor)}, {"loss", "mse"}}, source->info());
   EXPECT_TRUE(loss_falls(*model, p, source, 40));
 }
 
@@ -238,32 +239,50 @@ TEST_F(TorchScriptModel, BadFilesAreErrorsNamingThePath) {
   expect_input_error([&] { factory({{"path", dir_ + "/absent.pt"}}, info); }, "model_options.path", "no such file");
   expect_input_error([&] { factory(json::object(), info); }, "model_options.path", "required");
   std::ofstream(dir_ + "/text.pt") << "not an archive\n";
-  expect_input_error([&] { factory({{"path", dir_ + "/text.pt"}}, info); }, "model_options.path",
-                     "is not a TorchScript archive");
+  expect_input_error(
+      [&] {
+        factory({{"path", dir_ + "/text.pt"}}, info);
+      },
+      "model_options.path", "is not a TorchScript archive");
   // A torch.save'd dict is a zip archive too, but not a module.
-  expect_input_error([&] { factory({{"path", archive(kConvAttention) + ".grads"}}, info); }, "model_options.path",
-                     "is not a TorchScript archive");
+  expect_input_error(
+      [&] {
+        factory({{"path", archive(kConvAttention) + ".grads"}}, info);
+      },
+      "model_options.path", "is not a TorchScript archive");
 }
 
 TEST_F(TorchScriptModel, DatasetThatDoesNotFitIsAnErrorNamingShapesAndDatasetOptions) {
   DatasetInfo five_channels = info_for(kConvAttention);
   five_channels.input_shape = {5, 8, 8};
-  expect_input_error([&] { Registry::instance().model("torchscript").factory(
-                               {{"path", archive(kConvAttention)}}, five_channels); },
-                     "model_options.path", "input [2, 5, 8, 8] float32");
-  expect_input_error([&] { Registry::instance().model("torchscript").factory(
-                               {{"path", archive(kConvAttention)}}, five_channels); },
-                     "model_options.path", "dataset_options");
+  expect_input_error(
+      [&] {
+        Registry::instance().model("torchscript").factory({{"path", archive(kConvAttention)}}, five_channels);
+      },
+      "model_options.path", "input [2, 5, 8, 8] float32");
+  expect_input_error(
+      [&] {
+        Registry::instance().model("torchscript").factory({{"path", archive(kConvAttention)}}, five_channels);
+      },
+      "model_options.path", "dataset_options");
   DatasetInfo more_classes = info_for(kConvAttention);
   more_classes.num_classes = 10;
-  expect_input_error([&] { Registry::instance().model("torchscript").factory(
-                               {{"path", archive(kConvAttention)}}, more_classes); },
-                     "model_options.loss", "returns 4 logits per sample, but the dataset has 10 classes");
+  expect_input_error(
+      [&] {
+        Registry::instance().model("torchscript").factory({{"path", archive(kConvAttention)}}, more_classes);
+      },
+      "model_options.loss", "returns 4 logits per sample, but the dataset has 10 classes");
   // The loss does not fit the module's forward, either way round.
-  expect_input_error([&] { load(kLossReturning, {{"loss", "cross_entropy"}}); }, "model_options.loss",
-                     "has forward with 2 argument(s)");
-  expect_input_error([&] { load(kConvAttention, {{"loss", "output"}}); }, "model_options.loss",
-                     "must take (input, target)");
+  expect_input_error(
+      [&] {
+        load(kLossReturning, {{"loss", "cross_entropy"}});
+      },
+      "model_options.loss", "has forward with 2 argument(s)");
+  expect_input_error(
+      [&] {
+        load(kConvAttention, {{"loss", "output"}});
+      },
+      "model_options.loss", "must take (input, target)");
 }
 
 TEST_F(TorchScriptModel, ValidationLeavesTheLoadedWeightsAsTheyWere) {

@@ -86,8 +86,7 @@ TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
     trainer.step(s);
     // Phases do not overlap, so a delay inside data_wait is in no compute phase. (An upper bound
     // on forward would say the same but fails on a loaded machine.)
-    EXPECT_GE(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], p.accumulation * kDelayS)
-        << workers << " workers";
+    EXPECT_GE(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], p.accumulation * kDelayS) << workers << " workers";
   }
 }
 
@@ -180,8 +179,8 @@ std::vector<at::Tensor> resnet_after(ScenarioParams p, int steps, bool* conv_wei
     *conv_weights_channels_last = true;
     for (const auto& t : model->module().parameters())
       if (t.dim() == 4)  // a 1x1 kernel is both layouts at once; a 3x3 one only NHWC once converted
-        *conv_weights_channels_last &= t.is_contiguous(at::MemoryFormat::ChannelsLast) &&
-                                       (t.size(2) == 1 || !t.is_contiguous());
+        *conv_weights_channels_last &=
+            t.is_contiguous(at::MemoryFormat::ChannelsLast) && (t.size(2) == 1 || !t.is_contiguous());
   }
   StepSample s;
   for (int i = 0; i < steps; ++i) trainer.step(s);
@@ -273,11 +272,11 @@ TEST_P(EveryModel, LossFallsAndPhasesAddUp) {
 
 INSTANTIATE_TEST_SUITE_P(
     BuiltIn, EveryModel,
-    ::testing::Values(
-        ModelCase{"mlp", {{"samples", 256}, {"features", 32}}, {{"hidden", 64}}},
-        ModelCase{"resnet", {{"samples", 64}, {"image_size", 32}, {"stored_size", 40}}, {{"width", 8}}},
-        ModelCase{"transformer", {{"samples", 256}, {"seq_len", 16}, {"vocab", 32}},
-                  {{"d_model", 32}, {"heads", 2}, {"layers", 1}}}),
+    ::testing::Values(ModelCase{"mlp", {{"samples", 256}, {"features", 32}}, {{"hidden", 64}}},
+                      ModelCase{"resnet", {{"samples", 64}, {"image_size", 32}, {"stored_size", 40}}, {{"width", 8}}},
+                      ModelCase{"transformer",
+                                {{"samples", 256}, {"seq_len", 16}, {"vocab", 32}},
+                                {{"d_model", 32}, {"heads", 2}, {"layers", 1}}}),
     [](const auto& info) { return std::string(info.param.model); });
 
 }  // namespace

@@ -32,7 +32,8 @@ std::pair<std::int64_t, std::string> memory_limit(const MatrixSpec& spec, const 
                           : v.get<std::int64_t>(),
             "capacity.memory_budget"};
   }
-  if (device == DeviceKind::cuda) return {static_cast<std::int64_t>(at::accelerator::getMemoryInfo(0).second), "device total"};
+  if (device == DeviceKind::cuda)
+    return {static_cast<std::int64_t>(at::accelerator::getMemoryInfo(0).second), "device total"};
   throw InputError(spec.file, "capacity.memory_budget",
                    "a batch search on the CPU needs a memory budget (--memory-budget 4GiB or "
                    "capacity.memory_budget)");
@@ -45,8 +46,9 @@ int capacity_int(const MatrixSpec& spec, const char* key, int fallback) {
 
 }  // namespace
 
-std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
-    const MatrixSpec& spec, const RunOptions& options, RunResult& run) {
+std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(const MatrixSpec& spec,
+                                                                               const RunOptions& options,
+                                                                               RunResult& run) {
   std::map<std::pair<std::string, std::string>, CapacityFinding> found;
   const auto scenarios = expand(spec);
   if (scenarios.empty()) return found;
@@ -82,9 +84,7 @@ std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
         probe.fits = capacity::fits_budget(probe.peak_bytes, limit_bytes);
         probe.samples_per_s = r.samples_per_s;
         if (!probe.fits) probe.note = "over the memory limit of " + capacity::format_bytes(limit_bytes);
-      } catch (const Interrupted&) {
-        throw;
-      } catch (...) {
+      } catch (const Interrupted&) { throw; } catch (...) {
         // Out of memory (CUDA, CPU or the budget) means "does not fit"; anything else is the
         // scenario's failure and ends the search.
         ScenarioResult failed;
@@ -151,9 +151,7 @@ RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options) {
     } catch (const Interrupted&) {
       if (options.listener) options.listener->message("interrupted\n");
       break;
-    } catch (...) {
-      record_failure(r, p, std::current_exception());
-    }
+    } catch (...) { record_failure(r, p, std::current_exception()); }
     if (options.listener) options.listener->message(std::string(to_string(r.status)) + "\n");
     run.scenarios.push_back(std::move(r));
   }

@@ -18,8 +18,9 @@ struct CapacityFinding {
 };
 
 // Runs the searches; fills run.capacity (its batch searches, memory fits and memory limit). Key of the returned map: (model, precision name).
-std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(
-    const MatrixSpec& spec, const RunOptions& options, RunResult& run);
+std::map<std::pair<std::string, std::string>, CapacityFinding> search_capacity(const MatrixSpec& spec,
+                                                                               const RunOptions& options,
+                                                                               RunResult& run);
 
 // trainbench capacity: the searches alone, saved as a run (results.json + reports).
 RunResult run_capacity(const MatrixSpec& spec, const RunOptions& options);

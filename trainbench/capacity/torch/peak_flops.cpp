@@ -69,9 +69,7 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // One size of the sweep: its operands, its group size and the per-matmul time of every block.
 struct SizeRun {
@@ -146,11 +144,9 @@ PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const Pea
     if (n < 1) throw std::invalid_argument("measure_matmul_peak: sizes must be >= 1");
   if (!(options.budget_s >= 0)) throw std::invalid_argument("measure_matmul_peak: budget_s must be >= 0");
   const bool cuda = device == DeviceKind::cuda;
-  if (cuda && !torch::cuda::is_available())
-    throw ScenarioSkipped("matmul peak on cuda: no CUDA device available");
+  if (cuda && !torch::cuda::is_available()) throw ScenarioSkipped("matmul peak on cuda: no CUDA device available");
   const PrecisionDefinition& mode = definition(precision);
-  if (!cuda && mode.tf32_math)
-    throw ScenarioSkipped(std::string("matmul peak: ") + mode.cpu_unsupported);
+  if (!cuda && mode.tf32_math) throw ScenarioSkipped(std::string("matmul peak: ") + mode.cpu_unsupported);
   std::vector<int> sizes = options.sizes;
   if (sizes.empty()) sizes = cuda ? std::vector<int>{4096, 8192, 16384} : std::vector<int>{768, 1024, 1536};
   const int repeats = std::max(1, options.min_repeats);
@@ -183,8 +179,7 @@ PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const Pea
   }
 
   const auto start = Clock::now();
-  for (int round = 0; round < repeats || (seconds_since(start) < options.budget_s && round < kMaxRounds);
-       ++round)
+  for (int round = 0; round < repeats || (seconds_since(start) < options.budget_s && round < kMaxRounds); ++round)
     for (auto& run : runs) run.per_matmul_s.push_back(time_block(run, cuda) / run.group);
 
   PeakResult r;
@@ -207,8 +202,7 @@ PeakResult measure_matmul_peak(DeviceKind device, Precision precision, const Pea
   return r;
 }
 
-PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n,
-                               double budget_s) {
+PeakResult measure_matmul_peak(DeviceKind device, Precision precision, int n, double budget_s) {
   if (n < 0) throw std::invalid_argument("measure_matmul_peak: n must be >= 0");
   PeakOptions options;
   if (n > 0) options.sizes = {n};

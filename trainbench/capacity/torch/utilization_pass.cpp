@@ -58,8 +58,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
   projection_options.num_devices = cap.value("devices", 1);
   if (cap.contains("price_per_device_hour"))
     projection_options.price_per_device_hour = cap.at("price_per_device_hour").get<double>();
-  if (cap.contains("avg_power_watts"))
-    projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
+  if (cap.contains("avg_power_watts")) projection_options.avg_power_watts = cap.at("avg_power_watts").get<double>();
   if (cap.contains("price_per_kwh")) projection_options.price_per_kwh = cap.at("price_per_kwh").get<double>();
 
   std::map<std::pair<DeviceKind, Precision>, MeasuredPeak> peaks;
@@ -80,14 +79,12 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
                               to_string(s.params.device) + ": " + std::to_string(std::lround(peak.flops_per_s / 1e9)) +
                               " GFLOP/s, " + m.detail + "\n");
             if (peak.rel_spread > kNoisyPeakSpread)
-              listener->warning("the " + std::string(to_string(s.params.precision)) +
-                                " matmul peak's blocks spread " + std::to_string(std::lround(peak.rel_spread * 100)) +
+              listener->warning("the " + std::string(to_string(s.params.precision)) + " matmul peak's blocks spread " +
+                                std::to_string(std::lround(peak.rel_spread * 100)) +
                                 "% (a busy machine?); MFU against it is uncertain");
           }
           run.peaks->push_back({to_string(s.params.device), to_string(s.params.precision), peak});
-        } catch (const std::exception& e) {
-          m.detail = e.what();
-        }
+        } catch (const std::exception& e) { m.detail = e.what(); }
       }
       peaks[key] = m;
     }

@@ -19,10 +19,10 @@ using tb::cli::Command;
 
 const std::vector<const Command*>& all_commands() {
   static const std::vector<const Command*> commands = {
-      &tb::cli::run_command(),     &tb::cli::list_command(),    &tb::cli::report_command(),
-      &tb::cli::compare_command(), &tb::cli::merge_command(),   &tb::cli::ab_command(),
-      &tb::cli::history_command(), &tb::cli::diff_trace_command(),
-      &tb::cli::capacity_command(), &tb::cli::models_command(), &tb::cli::worker_command()};
+      &tb::cli::run_command(),     &tb::cli::list_command(),       &tb::cli::report_command(),
+      &tb::cli::compare_command(), &tb::cli::merge_command(),      &tb::cli::ab_command(),
+      &tb::cli::history_command(), &tb::cli::diff_trace_command(), &tb::cli::capacity_command(),
+      &tb::cli::models_command(),  &tb::cli::worker_command()};
   return commands;
 }
 
@@ -34,19 +34,21 @@ std::string top_level_usage() {
     for (const auto& synopsis : c->spec.synopses.empty() ? std::vector<std::string>{""} : c->spec.synopses)
       text += "  " + c->spec.name + (synopsis.empty() ? "" : " " + synopsis) + "\n";
     std::string summary = c->spec.summary;
-    for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 7) summary.replace(at, 1, "\n      ");
+    for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 7)
+      summary.replace(at, 1, "\n      ");
     text += "      " + summary + "\n";
   }
   return text +
          "\n`trainbench <command> --help` describes a command and its options.\n"
-         "\n" + tb::cli::kExitCodesHelp;
+         "\n" +
+         tb::cli::kExitCodesHelp;
 }
 
 }  // namespace
 
 int tb::cli::main(int argc, char** argv) {
-  using tb::cli::ExitCode;
   using tb::cli::as_int;
+  using tb::cli::ExitCode;
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     std::cout << top_level_usage();

@@ -17,11 +17,11 @@
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history_location.hpp>
 #include <trainbench/runner/interrupt.hpp>
-#include <trainbench/runner/run_folder_lock.hpp>
 #include <trainbench/runner/rank_environment.hpp>
 #include <trainbench/runner/rank_launcher.hpp>
 #include <trainbench/runner/resume_check.hpp>
 #include <trainbench/runner/run_args.hpp>
+#include <trainbench/runner/run_folder_lock.hpp>
 #include <trainbench/runner/shard.hpp>
 #include <trainbench/runner/torch/environment.hpp>
 #include <trainbench/runner/torch/rank_protocol.hpp>
@@ -55,13 +55,13 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::optional<bool> profile;
   std::int64_t memory_budget = 0;
-  std::string history;       // "" with --no-history (history_location.hpp otherwise)
-  std::string history_note;  // said once when the old relative history is the one used
-  std::optional<bool> isolate;  // --isolate / --no-isolate; else the matrix's "isolate"
+  std::string history;                              // "" with --no-history (history_location.hpp otherwise)
+  std::string history_note;                         // said once when the old relative history is the one used
+  std::optional<bool> isolate;                      // --isolate / --no-isolate; else the matrix's "isolate"
   std::optional<Detail> progress = Detail::normal;  // std::nullopt: --quiet
-  int nproc_per_node = 0;        // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
-  double dist_timeout_s = 300;   // every collective and every wait for another rank
-  std::optional<Shard> shard;  // --shard i/n
+  int nproc_per_node = 0;       // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
+  double dist_timeout_s = 300;  // every collective and every wait for another rank
+  std::optional<Shard> shard;   // --shard i/n
 };
 
 constexpr int kMaxProcPerNode = 1024;
@@ -149,9 +149,8 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
     return option && option->takes_value();
   };
   RunArgs a = read_run_args(parse_arguments(
-      run_command().spec,
-      resume_arguments(previous.environment.value("command_line", nlohmann::json::array()),
-                       given.tokens_without({"--resume", "--force"}), takes_value)));
+      run_command().spec, resume_arguments(previous.environment.value("command_line", nlohmann::json::array()),
+                                           given.tokens_without({"--resume", "--force"}), takes_value)));
   TB_CHECK_INPUT(a.out_dir.empty(), "command line", "--out", "not with --resume: the results stay in ", dir);
   // A run that had its ranks started by trainbench resumes the same way.
   if (!world && a.nproc_per_node > 0) {
@@ -174,10 +173,10 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
 
   // The run's recorded --shard is among its arguments; another one given now would mix shards.
   const auto recorded = recorded_shard(previous, results_path);
-  TB_CHECK_INPUT((recorded ? std::optional<Shard>(recorded->shard) : std::nullopt) == options.shard,
-                 "command line", "--shard",
-                 recorded ? dir + " holds shard " + to_string(recorded->shard) + " of its matrix; resume it as that shard"
-                          : dir + " holds an unsharded run; resume it without --shard");
+  TB_CHECK_INPUT(
+      (recorded ? std::optional<Shard>(recorded->shard) : std::nullopt) == options.shard, "command line", "--shard",
+      recorded ? dir + " holds shard " + to_string(recorded->shard) + " of its matrix; resume it as that shard"
+               : dir + " holds an unsharded run; resume it without --shard");
   const auto to_measure = shard_scenarios(scenarios_as_run(spec, previous), options.shard.value_or(Shard{}));
   const auto environment = capture_environment({}, spec.defaults.seed);
   const auto refusals = resume_refusals(previous, scenarios_digest(to_measure), environment);
@@ -200,9 +199,8 @@ int resume_run(const ParsedArgs& given, const std::shared_ptr<dist::World>& worl
   ensure_writable_dir(options.out_dir);
   const RunFolderLock folder_lock(options.out_dir, "trainbench run --resume " + dir);
   install_interrupt_handlers();
-  const RunResult run = resume_matrix(
-      spec, std::move(previous), options,
-      ResumeRecord{environment.value("started_at", std::string()), refusals});
+  const RunResult run = resume_matrix(spec, std::move(previous), options,
+                                      ResumeRecord{environment.value("started_at", std::string()), refusals});
   return run_exit_code(run, options.out_dir, err);
 }
 
@@ -218,10 +216,10 @@ std::optional<RunInFolder> run_in_folder(const std::string& dir) {
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   try {
     const RunResult run = load_results(path.string());
-    const bool unfinished = std::any_of(run.scenarios.begin(), run.scenarios.end(),
-                                        [](const ScenarioResult& s) { return needs_rerun(s); });
-    return RunInFolder{"run " + run.run_id + " (matrix " + (run.matrix_name.empty() ? "-" : run.matrix_name) +
-                           ", " + (unfinished ? "not finished" : "finished") + ")",
+    const bool unfinished =
+        std::any_of(run.scenarios.begin(), run.scenarios.end(), [](const ScenarioResult& s) { return needs_rerun(s); });
+    return RunInFolder{"run " + run.run_id + " (matrix " + (run.matrix_name.empty() ? "-" : run.matrix_name) + ", " +
+                           (unfinished ? "not finished" : "finished") + ")",
                        unfinished};
   } catch (const std::exception&) {
     return RunInFolder{"a results.json", false};  // unreadable, still not ours to replace
@@ -292,7 +290,7 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
                    "give another --out, or --force to replace it");
     out << "trainbench: replacing " << previous->what << " in " << options.out_dir << " (--force)\n";
   }
-  install_interrupt_handlers();           // Ctrl-C from here on saves what was measured
+  install_interrupt_handlers();  // Ctrl-C from here on saves what was measured
   const RunResult result = run_matrix(spec, options);
   return run_exit_code(result, options.out_dir, err);
 }
@@ -361,16 +359,15 @@ const Command& run_command() {
       {.name = "run",
        .summary = "run a scenario matrix",
        .synopses = {"[MATRIX] [options]", "--resume DIR [MATRIX] [--force] [options]"},
-       .description =
-           "Runs a scenario matrix (default scenarios/quick.json); results in DIR (default\n"
-           "results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it cleanly\n"
-           "between steps and saves what finished; a second one stops it at once.\n"
-           "With --resume, finishes an interrupted run: measures again the scenarios of\n"
-           "DIR/results.json that are not ok or skipped, merged into the same results, with the\n"
-           "run's own options (those given now win); refused when the matrix or the hardware\n"
-           "changed, unless --force.\n"
-           "With --shard I/N, measures a deterministic 1/N of the matrix (docs/large-runs.md),\n"
-           "e.g. one shard per Slurm array task; trainbench merge combines the shards' results.\n",
+       .description = "Runs a scenario matrix (default scenarios/quick.json); results in DIR (default\n"
+                      "results/<run-id>/): results.json, reports, traces. Ctrl-C (or SIGTERM) stops it cleanly\n"
+                      "between steps and saves what finished; a second one stops it at once.\n"
+                      "With --resume, finishes an interrupted run: measures again the scenarios of\n"
+                      "DIR/results.json that are not ok or skipped, merged into the same results, with the\n"
+                      "run's own options (those given now win); refused when the matrix or the hardware\n"
+                      "changed, unless --force.\n"
+                      "With --shard I/N, measures a deterministic 1/N of the matrix (docs/large-runs.md),\n"
+                      "e.g. one shard per Slurm array task; trainbench merge combines the shards' results.\n",
        .positionals = {kMatrixPositional},
        .options = {kOutOption,
                    {"--format", "LIST", "reports to write: md,csv,html,gbench (default all) or none"},
@@ -378,7 +375,8 @@ const Command& run_command() {
                    {"--profile", "", "profile every scenario (as the matrix's profile.enabled: true)"},
                    {"--no-profile", "", "profile no scenario"},
                    kMemoryBudgetOption,
-                   {"--history", "DB", "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
+                   {"--history", "DB",
+                    "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
                     "else ~/.local/share/trainbench/history.sqlite; docs/results-format.md#history)"},
                    {"--no-history", "", "do not record the run"},
                    {"--isolate", "",
@@ -399,24 +397,22 @@ const Command& run_command() {
                     "give up on a rank that does not answer a collective within SECONDS (default 300)"},
                    kQuietOption,
                    kVerboseOption},
-       .epilogue =
-           "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input,\n"
-           "or --out in use by another run or holding one (without --force; nothing ran); 5 an output\n"
-           "could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (finish it with\n"
-           "run --resume DIR)\n"},
+       .epilogue = "exit codes: 0 ok; 1 a scenario failed, ran out of memory, diverged or crashed; 2 bad input,\n"
+                   "or --out in use by another run or holding one (without --force; nothing ran); 5 an output\n"
+                   "could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (finish it with\n"
+                   "run --resume DIR)\n"},
       run};
   return command;
 }
 
 const Command& list_command() {
-  static const Command command{
-      {.name = "list",
-       .summary = "print the expanded scenarios without running them",
-       .synopses = {"MATRIX [--set PATH=JSON]..."},
-       .positionals = {kMatrixPositional},
-       .options = {kSetOption},
-       .epilogue = "exit codes: 0 ok, 2 bad input\n"},
-      list};
+  static const Command command{{.name = "list",
+                                .summary = "print the expanded scenarios without running them",
+                                .synopses = {"MATRIX [--set PATH=JSON]..."},
+                                .positionals = {kMatrixPositional},
+                                .options = {kSetOption},
+                                .epilogue = "exit codes: 0 ok, 2 bad input\n"},
+                               list};
   return command;
 }
 
@@ -436,11 +432,10 @@ const Command& capacity_command() {
 }
 
 const Command& models_command() {
-  static const Command command{
-      {.name = "models",
-       .summary = "registered models and datasets, with their options",
-       .epilogue = "exit codes: 0 ok, 2 bad input\n"},
-      models};
+  static const Command command{{.name = "models",
+                                .summary = "registered models and datasets, with their options",
+                                .epilogue = "exit codes: 0 ok, 2 bad input\n"},
+                               models};
   return command;
 }
 

@@ -28,16 +28,14 @@ std::string cudnn_version() {
     if (!at::hasCUDA() || !hooks.hasCuDNN()) return "none";
     const long v = hooks.versionCuDNN();
     return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
-  } catch (const std::exception&) {
-    return "none";
-  }
+  } catch (const std::exception&) { return "none"; }
 }
 
 }  // namespace
 
 std::string version_text() {
-  return std::string("trainbench ") + TRAINBENCH_VERSION + "\ntorch " + TORCH_VERSION + "\nCUDA " +
-         cuda_version() + "\ncuDNN " + cudnn_version() + "\n";
+  return std::string("trainbench ") + TRAINBENCH_VERSION + "\ntorch " + TORCH_VERSION + "\nCUDA " + cuda_version() +
+         "\ncuDNN " + cudnn_version() + "\n";
 }
 
 }  // namespace tb::cli

@@ -4,8 +4,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -31,8 +31,8 @@ struct WorkerArgs {
   std::string matrix, out_dir, session, side;
   std::vector<std::string> sets;
   std::int64_t memory_budget = 0;
-  bool isolate = false;                  // one scenario of `run --isolate`
-  std::optional<bool> profile;           // --profile / --no-profile, as given to `run`
+  bool isolate = false;                   // one scenario of `run --isolate`
+  std::optional<bool> profile;            // --profile / --no-profile, as given to `run`
   std::optional<long long> run_start_ns;  // the parent run's start on the steady clock
 };
 
@@ -51,16 +51,16 @@ WorkerArgs read_worker_args(const ParsedArgs& p) {
     char* end = nullptr;
     errno = 0;
     const long long ns = std::strtoll(v->c_str(), &end, 10);
-    TB_CHECK_INPUT(!v->empty() && *end == '\0' && errno == 0 && ns >= 0, "command line",
-                   "--run-start-ns", "must be a non-negative integer, got '", *v, "'");
+    TB_CHECK_INPUT(!v->empty() && *end == '\0' && errno == 0 && ns >= 0, "command line", "--run-start-ns",
+                   "must be a non-negative integer, got '", *v, "'");
     a.run_start_ns = ns;
   }
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench worker needs a matrix file");
   if (a.isolate) return a;
   TB_CHECK_INPUT(!a.out_dir.empty(), "command line", "--out", "is required");
   TB_CHECK_INPUT(!a.session.empty(), "command line", "--ab-session", "is required");
-  TB_CHECK_INPUT(a.side == "old" || a.side == "new", "command line", "--ab-side",
-                 "must be old or new, got '", a.side, "'");
+  TB_CHECK_INPUT(a.side == "old" || a.side == "new", "command line", "--ab-side", "must be old or new, got '", a.side,
+                 "'");
   return a;
 }
 
@@ -108,9 +108,9 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
   }
   using Clock = std::chrono::steady_clock;
   const auto run_start =
-      a.run_start_ns ? Clock::time_point(std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::nanoseconds(*a.run_start_ns)))
-                     : Clock::now();
+      a.run_start_ns
+          ? Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(*a.run_start_ns)))
+          : Clock::now();
   RunOptions options;
   options.out_dir = a.out_dir;
   options.memory_budget_bytes = a.memory_budget;
@@ -172,7 +172,7 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
       if (auto result = table.snapshot_of(i)) reply.send(FinishOneReply{std::move(*result)});
       else reply.send(WorkerRefusal{"scenario " + std::to_string(i) + " was never measured", std::nullopt});
       if (a.isolate) return as_int(ExitCode::ok);  // its one scenario is done
-    } else if (a.isolate) {  // save / finish would overwrite the parent's results.json
+    } else if (a.isolate) {                        // save / finish would overwrite the parent's results.json
       reply.send(WorkerRefusal{"a --isolate worker only measures and finishes scenarios", std::nullopt});
     } else if (std::holds_alternative<SaveRequest>(request)) {
       run.scenarios = table.snapshot();

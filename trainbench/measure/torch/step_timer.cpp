@@ -25,14 +25,12 @@ class HostTimer final : public StepTimer {
   void end_phase(Phase p) override {
     const auto t = now_ns();
     phase_ns_[static_cast<int>(p)] += t - last_ns_;
-    if (recorder_ != nullptr)
-      recorder_->record_span(to_string(p), profiling::kCategoryPhase, last_ns_, t, step_index_);
+    if (recorder_ != nullptr) recorder_->record_span(to_string(p), profiling::kCategoryPhase, last_ns_, t, step_index_);
     last_ns_ = t;
   }
   void finish_step(StepSample& out) override {
     const auto t = now_ns();
-    if (recorder_ != nullptr)
-      recorder_->record_span("step", profiling::kCategoryStep, start_ns_, t, step_index_);
+    if (recorder_ != nullptr) recorder_->record_span("step", profiling::kCategoryStep, start_ns_, t, step_index_);
     ++step_index_;
     out.step_s = static_cast<double>(t - start_ns_) * 1e-9;
     for (std::size_t i = 0; i < kPhaseCount; ++i) out.phase_s[i] = static_cast<double>(phase_ns_[i]) * 1e-9;
@@ -49,8 +47,7 @@ class DeviceEventTimer final : public StepTimer {
  public:
   DeviceEventTimer(c10::Device device, int max_marks) : device_(device) {
     events_.reserve(static_cast<std::size_t>(max_marks) + 1);
-    for (int i = 0; i <= max_marks; ++i)
-      events_.emplace_back(device.type(), c10::EventFlag::BACKEND_DEFAULT);
+    for (int i = 0; i <= max_marks; ++i) events_.emplace_back(device.type(), c10::EventFlag::BACKEND_DEFAULT);
     phases_.resize(events_.size());
   }
   void start_step() override {
@@ -79,8 +76,7 @@ class DeviceEventTimer final : public StepTimer {
  private:
   void record(Phase p) {
     // More boundaries than the step's structure has: a bug, never a silently coarser timing.
-    if (used_ >= events_.size())
-      throw std::logic_error("step timer: more phase boundaries than boundaries_per_step()");
+    if (used_ >= events_.size()) throw std::logic_error("step timer: more phase boundaries than boundaries_per_step()");
     events_[used_].record(at::accelerator::getCurrentStream(device_.index()));
     phases_[used_] = p;
     ++used_;

@@ -28,8 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 // Device memory held by tensors on a GPU; the process's resident set on the CPU.
 std::int64_t memory_in_use(c10::Device device) {
-  if (device.is_cuda())
-    return at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].current;
+  if (device.is_cuda()) return at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].current;
   return capacity::read_proc_status_bytes("VmRSS");
 }
 
@@ -52,12 +51,16 @@ MemorySampler memory_sampler(c10::Device device) {
 // The timeline as a counter track of the host trace (Chrome trace "ph":"C").
 void record_memory_track(profiling::HostRecorder& recorder, const MemoryTimeline& timeline) {
   const char* name = timeline.source == "rss" ? "memory_timeline_rss_bytes" : "memory_timeline_cuda_allocated_bytes";
-  for (const auto& point : timeline.points) recorder.record_counter(name, static_cast<double>(point.bytes), point.ts_ns);
+  for (const auto& point : timeline.points)
+    recorder.record_counter(name, static_cast<double>(point.bytes), point.ts_ns);
 }
 }  // namespace
 
 ProfilePass::ProfilePass(const ScenarioParams& params, std::optional<bool> override_enabled, int rank)
-    : options_(params.profile), rank_(rank), world_size_(params.world_size), scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
+    : options_(params.profile),
+      rank_(rank),
+      world_size_(params.world_size),
+      scenario_(scenario_id(params) + (rank >= 0 ? "/rank" + std::to_string(rank) : "")) {
   if (override_enabled) options_.enabled = *override_enabled;
   if (options_.enabled && (options_.host_trace || options_.cupti)) recorder_.emplace();
 }
@@ -72,8 +75,7 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
   constexpr bool kCuptiBuilt = false;
 #endif
   // Throws for cupti+kineto together; returns a reason when CUPTI cannot run here.
-  const std::string cupti_skip =
-      profiling::check_profile_options(options_, cuda, kCuptiBuilt, "profile");
+  const std::string cupti_skip = profiling::check_profile_options(options_, cuda, kCuptiBuilt, "profile");
   const bool use_cupti = options_.cupti && cupti_skip.empty();
   if (options_.cupti && !cupti_skip.empty()) result.cupti_skipped = cupti_skip;
   fs::create_directories(fs::path(out_dir) / "traces");
@@ -86,8 +88,8 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
   // With both on, the host recorder and Kineto watch the same window, and the host trace is
   // written in the Kineto trace's time base: its step spans are the Kineto trace's ProfilerSteps.
   std::optional<KinetoPass> kineto;
-  const auto step_names = options_.kineto ? profiling::profiler_step_names(options_.window)
-                                          : std::vector<std::string>{};
+  const auto step_names =
+      options_.kineto ? profiling::profiler_step_names(options_.window) : std::vector<std::string>{};
   const auto profiled_step = [&](int i) {
     if (kineto) kineto->advance_step();
     profiling::TraceRange step_range(kineto ? step_names[static_cast<std::size_t>(i)].c_str() : "");
@@ -97,10 +99,10 @@ ProfileSection ProfilePass::run(Trainer& trainer, c10::Device device, const std:
     kineto.emplace();
     kineto->start(cuda);
     // What torch.profiler writes for a process group, so HTA can tell the ranks' traces apart.
-    kineto->add_metadata("distributedInfo", nlohmann::json{{"rank", std::max(rank_, 0)},
-                                                           {"world_size", world_size_},
-                                                           {"backend", cuda ? "nccl" : "gloo"}}
-                                                .dump());
+    kineto->add_metadata(
+        "distributedInfo",
+        nlohmann::json{{"rank", std::max(rank_, 0)}, {"world_size", world_size_}, {"backend", cuda ? "nccl" : "gloo"}}
+            .dump());
   }
 
   profiling::DecodedRecords records;

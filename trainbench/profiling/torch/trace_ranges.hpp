@@ -61,8 +61,7 @@ class TraceRange {
     range_.emplace(std::move(*callbacks));
     range_->before(std::string_view(name));
   }
-  explicit TraceRange(Phase phase)
-      : TraceRange(kKinetoPhaseRangeNames[static_cast<int>(phase)], trace_scope(phase)) {}
+  explicit TraceRange(Phase phase) : TraceRange(kKinetoPhaseRangeNames[static_cast<int>(phase)], trace_scope(phase)) {}
   TraceRange(const TraceRange&) = delete;
   TraceRange& operator=(const TraceRange&) = delete;
   // Closes the range early (a phase ends where its timer boundary falls).

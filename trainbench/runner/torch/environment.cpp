@@ -42,9 +42,7 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::int64_t memory_bytes() {
-  return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-}
+std::int64_t memory_bytes() { return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE); }
 
 std::string utc_now() {
   const auto t = std::time(nullptr);
@@ -62,9 +60,8 @@ nlohmann::json capture_environment(const std::vector<std::string>& command_line,
   env["hostname"] = host;
   utsname u{};
   if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
-  env["cpu"] = {{"model", cpu_model()},
-                {"cores", std::thread::hardware_concurrency()},
-                {"threads_used", at::get_num_threads()}};
+  env["cpu"] = {
+      {"model", cpu_model()}, {"cores", std::thread::hardware_concurrency()}, {"threads_used", at::get_num_threads()}};
   env["memory_bytes"] = memory_bytes();
   // google/benchmark's description of the host and the load average at run start; reports
   // (gbench.json) read it from here so that a re-rendered report describes this machine.

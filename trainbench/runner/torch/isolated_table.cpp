@@ -27,10 +27,9 @@ std::string this_executable() {
 }  // namespace
 
 IsolatedScenarioTable::IsolatedScenarioTable(std::vector<ScenarioParams> scenarios,
-                                             std::vector<std::size_t> matrix_index,
-                                             std::string matrix_digest, std::string matrix_file,
-                                             const RunOptions& options, Clock::time_point run_start,
-                                             RunListener* listener)
+                                             std::vector<std::size_t> matrix_index, std::string matrix_digest,
+                                             std::string matrix_file, const RunOptions& options,
+                                             Clock::time_point run_start, RunListener* listener)
     : slots_(scenarios.size()),
       matrix_file_(std::move(matrix_file)),
       options_(options),
@@ -58,10 +57,9 @@ bool IsolatedScenarioTable::start(std::size_t i) {
   Slot& slot = slots_[i];
   // The worker dates its segments from this run's start: steady_clock is CLOCK_MONOTONIC, one
   // clock for every process on the machine.
-  const auto run_start_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(run_start_.time_since_epoch()).count();
-  std::vector<std::string> argv = {program_, "worker", matrix_file_, "--isolate",
-                                   "--run-start-ns", std::to_string(run_start_ns)};
+  const auto run_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(run_start_.time_since_epoch()).count();
+  std::vector<std::string> argv = {program_,    "worker",         matrix_file_,
+                                   "--isolate", "--run-start-ns", std::to_string(run_start_ns)};
   if (!options_.out_dir.empty()) argv.insert(argv.end(), {"--out", options_.out_dir});
   for (const auto& set : options_.set_overrides) argv.insert(argv.end(), {"--set", set});
   if (options_.memory_budget_bytes > 0)
@@ -70,8 +68,7 @@ bool IsolatedScenarioTable::start(std::size_t i) {
 
   const std::filesystem::path dir =
       options_.out_dir.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(options_.out_dir);
-  slot.stderr_path =
-      (dir / (".worker-" + std::to_string(i) + "-" + std::to_string(::getpid()) + ".stderr")).string();
+  slot.stderr_path = (dir / (".worker-" + std::to_string(i) + "-" + std::to_string(::getpid()) + ".stderr")).string();
   ChildOptions child_options;
   child_options.stderr_path = slot.stderr_path;
   child_options.detach_from_terminal_signals = true;
@@ -80,15 +77,11 @@ bool IsolatedScenarioTable::start(std::size_t i) {
     slot.worker->await_hello();
   } catch (const WorkerStartError& e) {
     switch (e.kind()) {
-      case WorkerStartError::Kind::silent:
-        crashed(i, "start-up", e.exit());
-        return false;
+      case WorkerStartError::Kind::silent: crashed(i, "start-up", e.exit()); return false;
       case WorkerStartError::Kind::refused:  // the matrix file changed since this run read it?
         failed(i, std::string("its worker refused the matrix: ") + e.what());
         return false;
-      default:
-        failed(i, e.what());
-        return false;
+      default: failed(i, e.what()); return false;
     }
   }
   const auto& listed = slot.worker->hello().scenarios;

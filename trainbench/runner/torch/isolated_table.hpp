@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include <trainbench/runner/worker_client.hpp>
 #include <trainbench/runner/torch/runner.hpp>
 #include <trainbench/runner/torch/scenario_set.hpp>
+#include <trainbench/runner/worker_client.hpp>
 
 namespace tb {
 

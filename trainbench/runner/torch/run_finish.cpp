@@ -26,18 +26,14 @@ void finish_run(RunResult& run, const RunOptions& options) {
   };
   try {
     annotate_run(run);
-  } catch (const std::exception& e) {
-    warn("comparison failed", e);
-  }
+  } catch (const std::exception& e) { warn("comparison failed", e); }
   bool results_saved = false;
   if (!options.out_dir.empty()) {
     const auto results_path = (fs::path(options.out_dir) / "results.json").string();
     try {
       save_results(run, results_path);
       results_saved = true;
-    } catch (const OutputError& e) {
-      output_failed("saving results", e);
-    }
+    } catch (const OutputError& e) { output_failed("saving results", e); }
     try {
       const auto written = write_reports(run, options.out_dir, options.formats, options.out_dir);
       if (listener && !written.empty()) {
@@ -45,9 +41,7 @@ void finish_run(RunResult& run, const RunOptions& options) {
         for (const auto& w : written) line += " " + w;
         listener->message(line + "\n");
       }
-    } catch (const OutputError& e) {
-      output_failed("writing reports failed", e);
-    } catch (const std::exception& e) {
+    } catch (const OutputError& e) { output_failed("writing reports failed", e); } catch (const std::exception& e) {
       warn("writing reports failed", e);
     }
     if (!options.history_db.empty()) {
@@ -55,15 +49,12 @@ void finish_run(RunResult& run, const RunOptions& options) {
         History history(options.history_db);
         history.record(run, results_path);
         if (listener) listener->message("history: recorded run " + run.run_id + " in " + options.history_db + "\n");
-      } catch (const OutputError& e) {
-        output_failed("recording history failed", e);
-      } catch (const std::exception& e) {
+      } catch (const OutputError& e) { output_failed("recording history failed", e); } catch (const std::exception& e) {
         warn("recording history failed", e);
       }
     }
   }
-  if (listener)
-    listener->run_finished(run, results_saved ? (fs::path(options.out_dir) / "results.json").string() : "");
+  if (listener) listener->run_finished(run, results_saved ? (fs::path(options.out_dir) / "results.json").string() : "");
   if (output_failure) std::rethrow_exception(output_failure);
 }
 

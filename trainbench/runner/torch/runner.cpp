@@ -76,9 +76,8 @@ void run_schedule(ScenarioSet& table, const MatrixSpec& spec, RunListener* liste
 // Measures the scenarios of `all` (of options.shard when set) that `kept` has no result for, and
 // finishes `run` with every such scenario in matrix order: measured now, or kept (from the run
 // being resumed).
-RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
-                             std::vector<ScenarioParams> all, std::vector<ScenarioResult> kept,
-                             const RunOptions& options, Clock::time_point run_start) {
+RunResult measure_and_finish(RunResult run, const MatrixSpec& spec, std::vector<ScenarioParams> all,
+                             std::vector<ScenarioResult> kept, const RunOptions& options, Clock::time_point run_start) {
   std::multimap<std::string, ScenarioResult> kept_by_id;
   for (auto& r : kept) kept_by_id.emplace(r.id, std::move(r));
   std::vector<ScenarioParams> todo;
@@ -118,28 +117,24 @@ RunResult measure_and_finish(RunResult run, const MatrixSpec& spec,
     return out;
   };
 
-  const std::string results_path =
-      options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.json").string();
+  const std::string results_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.json").string();
   const StoppingRule& rule = spec.defaults.stopping;
   const std::int64_t base_rss = rule.interleave ? current_rss_bytes() : 0;
   // --isolate: the same schedule, each scenario in its own worker process (isolated_table.hpp).
   std::unique_ptr<ScenarioSet> scenario_set;
   if (options.isolate) {
     run.provenance.isolated = true;
-    scenario_set = std::make_unique<IsolatedScenarioTable>(std::move(todo), std::move(todo_index),
-                                                           scenarios_digest(all), spec.file, options,
-                                                           run_start, options.listener);
+    scenario_set = std::make_unique<IsolatedScenarioTable>(
+        std::move(todo), std::move(todo_index), scenarios_digest(all), spec.file, options, run_start, options.listener);
   } else if (options.world) {
     // Several ranks: rank 0 leads, the others follow its commands (rank_protocol.hpp).
     run.provenance.ranks = RanksProvenance{options.world->size(), options.world->environment().local_world_size,
                                            options.world->environment().launcher};
     scenario_set = std::make_unique<LeaderScenarioTable>(
-        options.world,
-        std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss, options.listener),
+        options.world, std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss, options.listener),
         options.out_dir);
   } else {
-    scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss,
-                                                   options.listener);
+    scenario_set = std::make_unique<ScenarioTable>(std::move(todo), options, run_start, base_rss, options.listener);
   }
   ScenarioSet& table = *scenario_set;
   auto save = [&]() {
@@ -194,9 +189,9 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   }
   const StoppingRule& rule = spec.defaults.stopping;
   if (options.listener)
-    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
-                                   options.out_dir, measured.size(), scenarios.size(), rule.rounds,
-                                   rule.interleave, false, options.shard ? to_string(*options.shard) : ""});
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"), options.out_dir,
+                                   measured.size(), scenarios.size(), rule.rounds, rule.interleave, false,
+                                   options.shard ? to_string(*options.shard) : ""});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), {}, options, run_start);
 }
 
@@ -231,12 +226,12 @@ RunResult resume_matrix(const MatrixSpec& spec, RunResult previous, const RunOpt
   RunResult run = std::move(previous);  // same run id, environment and baseline
   run.scenarios.clear();
   run.matrix_digest = scenarios_digest(measured);  // a shard's own (provenance.shard keeps the matrix's)
-  run.provenance.resume = ResumeProvenance{run.provenance.pass() + 1, record.resumed_at, rerun,
-                                           !record.forced.empty(), record.forced};
+  run.provenance.resume =
+      ResumeProvenance{run.provenance.pass() + 1, record.resumed_at, rerun, !record.forced.empty(), record.forced};
   if (options.listener)
-    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"),
-                                   options.out_dir, rerun.size(), measured.size(),
-                                   spec.defaults.stopping.rounds, spec.defaults.stopping.interleave, true,
+    options.listener->run_started({spec.name, run.run_id, run.environment.value("device", "cpu"), options.out_dir,
+                                   rerun.size(), measured.size(), spec.defaults.stopping.rounds,
+                                   spec.defaults.stopping.interleave, true,
                                    options.shard ? to_string(*options.shard) : ""});
   return measure_and_finish(std::move(run), spec, std::move(scenarios), std::move(kept), options, run_start);
 }

@@ -24,13 +24,13 @@ class World;
 }
 
 struct RunOptions {
-  std::string run_id;                  // "" : derived from the time and the matrix name
-  std::string out_dir;                 // results directory (results.json, reports, traces)
-  std::vector<std::string> formats;    // reports written at the end (empty: none)
-  RunListener* listener = nullptr;     // progress, warnings and the end of the run (nullptr: quiet)
+  std::string run_id;                    // "" : derived from the time and the matrix name
+  std::string out_dir;                   // results directory (results.json, reports, traces)
+  std::vector<std::string> formats;      // reports written at the end (empty: none)
+  RunListener* listener = nullptr;       // progress, warnings and the end of the run (nullptr: quiet)
   std::int64_t memory_budget_bytes = 0;  // CPU: a scenario whose peak RSS exceeds it is "oom"
-  std::optional<bool> profile;         // --profile / --no-profile override
-  std::string history_db;              // "" : do not record
+  std::optional<bool> profile;           // --profile / --no-profile override
+  std::string history_db;                // "" : do not record
   std::vector<std::string> command_line;
   // --isolate: every scenario runs in its own `trainbench worker` process (isolated_table.hpp),
   // which reads the matrix file again with the same overrides and runs `worker_program` (""
@@ -61,8 +61,8 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options);
 
 // How a resume came about, recorded in run.provenance.resume.
 struct ResumeRecord {
-  std::string resumed_at;            // UTC ISO 8601
-  std::vector<std::string> forced;   // --force: what changed since the run (resume_check.hpp)
+  std::string resumed_at;           // UTC ISO 8601
+  std::vector<std::string> forced;  // --force: what changed since the run (resume_check.hpp)
 };
 
 // Finishes `previous` (an interrupted or partly failed run): measures again, from the start,

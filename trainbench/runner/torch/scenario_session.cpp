@@ -30,10 +30,10 @@
 #include <trainbench/support/error.hpp>
 #include <trainbench/training/torch/batch_stream.hpp>
 #include <trainbench/training/torch/c10d_adapter.hpp>
-#include <trainbench/training/torch/sharded_source.hpp>
 #include <trainbench/training/torch/optimisation_settings.hpp>
 #include <trainbench/training/torch/precision.hpp>
 #include <trainbench/training/torch/registry.hpp>
+#include <trainbench/training/torch/sharded_source.hpp>
 #include <trainbench/training/torch/trainer.hpp>
 
 namespace tb {
@@ -148,10 +148,7 @@ class RngStateScope {
 
 struct ScenarioSession::State {
   explicit State(const ScenarioParams& p, const RunOptions& o)
-      : params(p),
-        options(o),
-        device(resolve_device(p.device, o)),
-        criterion(make_stopping_criterion(p.stopping)) {}
+      : params(p), options(o), device(resolve_device(p.device, o)), criterion(make_stopping_criterion(p.stopping)) {}
 
   const ScenarioParams params;  // the trainer keeps a reference: never moves
   const RunOptions& options;
@@ -175,7 +172,7 @@ struct ScenarioSession::State {
   std::unique_ptr<MemoryWatch> memory_watch;
   std::optional<MemoryStats> memory;  // read after the first segment
   DisturbanceMeter disturbance;
-  std::optional<GpuSampler> gpu;  // NVML clocks, temperature, throttling at segment edges
+  std::optional<GpuSampler> gpu;      // NVML clocks, temperature, throttling at segment edges
   std::optional<EnergyMeter> energy;  // NVML or RAPL energy counter at segment edges
 
   bool warmed_up = false;
@@ -208,8 +205,7 @@ Distribution ScenarioSession::State::timing() const {
   return stats::summarize_segmented(steps, medians);
 }
 
-ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options,
-                                 Clock::time_point run_start,
+ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options, Clock::time_point run_start,
                                  std::int64_t base_rss_bytes, const std::string& group_tag)
     : s_(std::make_unique<State>(params, options)) {
   auto& s = *s_;
@@ -299,7 +295,8 @@ void ScenarioSession::gather_rank_traces(State& s, ProfileSection& profile) {
   const auto own = profile.traces.find("host");
   const std::string own_path = own == profile.traces.end() ? "" : own->second;
   if (rank != 0) {
-    s.options.world->put(key + std::to_string(rank), nlohmann::json({{"host", host_name()}, {"path", own_path}}).dump());
+    s.options.world->put(key + std::to_string(rank),
+                         nlohmann::json({{"host", host_name()}, {"path", own_path}}).dump());
     return;
   }
   if (own_path.empty() || s.profile_pass->gzip()) return;  // no host trace, or compressed ones
@@ -364,7 +361,8 @@ void ScenarioSession::run_segment(int round) {
     unmeasured(p.stopping.warmup_steps, p.stopping.time_budget_s);
     s.warmed_up = true;
   } else {
-    unmeasured(p.stopping.segment_warmup, s.criterion->segment_budget_s());  // caches and clocks were another scenario's
+    unmeasured(p.stopping.segment_warmup,
+               s.criterion->segment_budget_s());  // caches and clocks were another scenario's
   }
 
   Segment seg;
@@ -480,8 +478,7 @@ ScenarioResult ScenarioSession::finish() {
   const auto budget = s.options.memory_budget_bytes;
   if (budget > 0 && r.memory.peak_rss_bytes > budget)
     throw MemoryBudgetExceeded("peak RSS " + std::to_string(r.memory.peak_rss_bytes) +
-                               " bytes exceeds the memory budget of " + std::to_string(budget) +
-                               " bytes");
+                               " bytes exceeds the memory budget of " + std::to_string(budget) + " bytes");
   if (s.group && s.group->size() > 1) {
     // The straggler view: every rank's own timing, gathered on rank 0 through the store.
     const int rank = s.group->rank();

@@ -29,9 +29,8 @@ class ScenarioSession {
   // a one-rank world of its own); every rank below its world_size builds it at the same time with the same
   // `group_tag` (unique in the run: its process group and messages are named after it), and
   // rank 0 gathers the others' timings when it finishes.
-  ScenarioSession(const ScenarioParams& params, const RunOptions& options,
-                  Clock::time_point run_start, std::int64_t base_rss_bytes,
-                  const std::string& group_tag = "");
+  ScenarioSession(const ScenarioParams& params, const RunOptions& options, Clock::time_point run_start,
+                  std::int64_t base_rss_bytes, const std::string& group_tag = "");
   ~ScenarioSession();
   ScenarioSession(const ScenarioSession&) = delete;
   ScenarioSession& operator=(const ScenarioSession&) = delete;

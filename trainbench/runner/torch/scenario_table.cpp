@@ -16,8 +16,7 @@ std::int64_t current_rss_bytes() {
 }
 
 ScenarioTable::ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
-                             Clock::time_point run_start, std::int64_t base_rss_bytes,
-                             RunListener* listener)
+                             Clock::time_point run_start, std::int64_t base_rss_bytes, RunListener* listener)
     : slots_(scenarios.size()),
       options_(options),
       run_start_(run_start),
@@ -28,9 +27,7 @@ ScenarioTable::ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOpt
 
 ScenarioTable::~ScenarioTable() = default;
 
-bool ScenarioTable::converged(std::size_t i) const {
-  return slots_[i].session && slots_[i].session->converged();
-}
+bool ScenarioTable::converged(std::size_t i) const { return slots_[i].session && slots_[i].session->converged(); }
 
 void ScenarioTable::report(std::size_t i) {
   if (listener_) listener_->scenario_finished(++finished_, slots_.size(), *slots_[i].result);
@@ -48,14 +45,12 @@ void ScenarioTable::segment(std::size_t i, int round) {
   Slot& slot = slots_[i];
   try {
     if (!slot.session)
-      slot.session = std::make_unique<ScenarioSession>(
-          slot.params, options_, run_start_, base_rss_, "s" + std::to_string(i));
+      slot.session =
+          std::make_unique<ScenarioSession>(slot.params, options_, run_start_, base_rss_, "s" + std::to_string(i));
     slot.session->run_segment(round);
   } catch (const Interrupted&) {
     // Not the scenario's failure: the run is stopping, and interrupt_unfinished() records it.
-  } catch (...) {
-    fail(i, std::current_exception());
-  }
+  } catch (...) { fail(i, std::current_exception()); }
 }
 
 void ScenarioTable::finish(std::size_t i) {
@@ -67,9 +62,7 @@ void ScenarioTable::finish(std::size_t i) {
     slot.result = slot.session->finish();
     slot.session.reset();
     report(i);
-  } catch (...) {
-    fail(i, std::current_exception());
-  }
+  } catch (...) { fail(i, std::current_exception()); }
 }
 
 void ScenarioTable::abort(std::size_t i, const std::string& why) {
@@ -88,8 +81,7 @@ void ScenarioTable::interrupt_unfinished() {
     if (slot.session) {
       try {  // what it measured so far; a snapshot that fails loses only that
         measured = slot.session->snapshot();
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
     slot.session.reset();
     slot.result = interrupted_result(std::move(measured), slot.params);

@@ -21,8 +21,8 @@ class ScenarioTable final : public ScenarioSet {
 
   // `listener` hears of every finished scenario; may be nullptr. `base_rss_bytes`: the
   // process's resident size before any scenario was built.
-  ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options,
-                Clock::time_point run_start, std::int64_t base_rss_bytes, RunListener* listener);
+  ScenarioTable(std::vector<ScenarioParams> scenarios, const RunOptions& options, Clock::time_point run_start,
+                std::int64_t base_rss_bytes, RunListener* listener);
   ~ScenarioTable() override;
 
   std::size_t size() const override { return slots_.size(); }

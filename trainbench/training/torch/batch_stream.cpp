@@ -75,8 +75,7 @@ class StackBatch : public torch::data::transforms::Collation<torch::data::Exampl
 };
 
 using StackedDataset = torch::data::datasets::MapDataset<SourceDataset, StackBatch>;
-using Loader =
-    torch::data::StatelessDataLoader<StackedDataset, torch::data::samplers::RandomSampler>;
+using Loader = torch::data::StatelessDataLoader<StackedDataset, torch::data::samplers::RandomSampler>;
 
 }  // namespace
 
@@ -94,8 +93,8 @@ struct BatchStream::Impl {
   }
 };
 
-BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers,
-                         double delivery_delay_ms, bool pin_memory)
+BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers, double delivery_delay_ms,
+                         bool pin_memory)
     : impl_(std::make_unique<Impl>()), delivery_delay_(delivery_delay_ms) {
   const auto size = source->size();
   TB_CHECK_INPUT(static_cast<std::size_t>(batch) <= size, "matrix", "batch", "batch size ", batch,
@@ -105,8 +104,7 @@ BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int wo
                      .batch_size(static_cast<std::size_t>(batch))
                      .workers(static_cast<std::size_t>(workers))
                      .drop_last(true);
-  impl_->loader = std::make_unique<Loader>(std::move(dataset),
-                                           torch::data::samplers::RandomSampler(size), options);
+  impl_->loader = std::make_unique<Loader>(std::move(dataset), torch::data::samplers::RandomSampler(size), options);
   impl_->restart();
 }
 

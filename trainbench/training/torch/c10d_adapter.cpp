@@ -97,9 +97,7 @@ std::shared_ptr<World> World::solo(std::chrono::milliseconds timeout) {
 void World::put(const std::string& key, const std::string& value) {
   try {
     impl_->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
-  } catch (...) {
-    rethrow(("writing " + key + " to the store").c_str(), rank());
-  }
+  } catch (...) { rethrow(("writing " + key + " to the store").c_str(), rank()); }
 }
 
 std::string World::take(const std::string& key, std::optional<std::chrono::milliseconds> wait) {
@@ -123,9 +121,7 @@ std::optional<std::string> World::poll(const std::string& key, std::chrono::mill
       if (Clock::now() >= deadline) return std::nullopt;
       std::this_thread::sleep_for(pause);
     }
-  } catch (...) {
-    rethrow(("reading " + key + " from the store").c_str(), rank());
-  }
+  } catch (...) { rethrow(("reading " + key + " from the store").c_str(), rank()); }
 }
 
 struct Group::Impl {
@@ -165,9 +161,7 @@ std::shared_ptr<Group> World::group(int size, c10::Device device, const std::str
       impl->pg->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, backend);
       impl->backend = "gloo";
     }
-  } catch (const DistributedError&) {
-    throw;
-  } catch (...) {
+  } catch (const DistributedError&) { throw; } catch (...) {
     rethrow(("forming a group of " + std::to_string(size) + " ranks").c_str(), rank());
   }
   impl->decision = at::zeros({1}, at::TensorOptions().dtype(at::kLong).device(device));
@@ -178,9 +172,7 @@ void Group::broadcast_from_rank0(const std::vector<at::Tensor>& tensors) {
   const at::NoGradGuard no_grad;  // parameters are leaves that require grad: overwritten in place
   try {
     c10d::broadcast_coalesced(impl_->pg, tensors, kBroadcastBytes, 0);
-  } catch (...) {
-    rethrow("broadcasting the parameters", rank());
-  }
+  } catch (...) { rethrow("broadcasting the parameters", rank()); }
 }
 
 std::int64_t Group::broadcast_decision(std::int64_t value) {
@@ -189,9 +181,7 @@ std::int64_t Group::broadcast_decision(std::int64_t value) {
     std::vector<at::Tensor> tensors{impl_->decision};
     impl_->pg->broadcast(tensors)->wait();
     return impl_->decision.item<std::int64_t>();
-  } catch (...) {
-    rethrow("waiting for rank 0's decision", rank());
-  }
+  } catch (...) { rethrow("waiting for rank 0's decision", rank()); }
 }
 
 double Group::time_allreduce(std::int64_t bytes, int repeats) {
@@ -211,9 +201,7 @@ double Group::time_allreduce(std::int64_t bytes, int repeats) {
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     return times[times.size() / 2];
-  } catch (...) {
-    rethrow("timing an all-reduce", rank());
-  }
+  } catch (...) { rethrow("timing an all-reduce", rank()); }
 }
 
 // The launch and completion time of every bucket of the synchronising backward. Written by the
@@ -245,9 +233,8 @@ class TimedAllReduceHook : public c10d::CommHookInterface {
     tensors[0].div_(pg_->getSize());
     auto future = pg_->allreduce(tensors)->getFuture();
     BucketClock* clock = clock_;
-    future->addCallback([clock, slot](c10::ivalue::Future&) {
-      clock->done[slot].store(now_ns(), std::memory_order_relaxed);
-    });
+    future->addCallback(
+        [clock, slot](c10::ivalue::Future&) { clock->done[slot].store(now_ns(), std::memory_order_relaxed); });
     return future;
   }
   at::Tensor parseHookResult(const c10::IValue& result) override {
@@ -286,8 +273,8 @@ GradientReducer::GradientReducer(std::shared_ptr<Group> group, const std::vector
     // iteration, whose backward records the order gradients arrive in; then rebuild_buckets()
     // re-buckets in that order, the first bucket small (1 MiB) so the all-reduce starts early, the
     // others up to the cap (an empty cap list keeps the Reducer on exactly that rule).
-    auto buckets = std::get<0>(c10d::compute_bucket_assignment_by_size(
-        params, {std::numeric_limits<std::size_t>::max()}, sparse));
+    auto buckets =
+        std::get<0>(c10d::compute_bucket_assignment_by_size(params, {std::numeric_limits<std::size_t>::max()}, sparse));
     std::reverse(buckets.begin(), buckets.end());
     impl_->reducer = std::make_unique<c10d::Reducer>(
         params, std::move(buckets), impl_->group->impl_->pg, sparse, cap,
@@ -297,9 +284,7 @@ GradientReducer::GradientReducer(std::shared_ptr<Group> group, const std::vector
         /*bucket_bytes_cap_list=*/std::vector<std::int64_t>{});
     impl_->reducer->register_comm_hook(
         std::make_unique<TimedAllReduceHook>(impl_->group->impl_->pg, impl_->clock.get()));
-  } catch (...) {
-    rethrow("building the gradient reducer", impl_->group->rank());
-  }
+  } catch (...) { rethrow("building the gradient reducer", impl_->group->rank()); }
 }
 
 GradientReducer::~GradientReducer() = default;

@@ -10,14 +10,11 @@
 
 namespace tb {
 
-GradScaler::GradScaler(c10::Device device, GradScalerOptions options)
-    : device_(device), options_(options) {
+GradScaler::GradScaler(c10::Device device, GradScalerOptions options) : device_(device), options_(options) {
   if (!options_.enabled()) return;
   // Same checks and messages as torch.amp.GradScaler.__init__.
-  if (options_.growth_factor() <= 1.0)
-    throw std::invalid_argument("GradScaler: the growth factor must be > 1.0");
-  if (options_.backoff_factor() >= 1.0)
-    throw std::invalid_argument("GradScaler: the backoff factor must be < 1.0");
+  if (options_.growth_factor() <= 1.0) throw std::invalid_argument("GradScaler: the growth factor must be > 1.0");
+  if (options_.backoff_factor() >= 1.0) throw std::invalid_argument("GradScaler: the backoff factor must be < 1.0");
 
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device_);
   // PyTorch creates these lazily on the loss's device; the harness knows the device up front.
@@ -54,8 +51,7 @@ GradScaler::DeviceFoundInf& GradScaler::found_inf_for(OptimizerState& state, c10
   }
   // First time this optimizer has gradients on this device: allocate once, reuse afterwards.
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
-  DeviceFoundInf entry{device, at::zeros({}, f32),
-                       device == device_ ? inv_scale_ : inv_scale_.to(device, true, true)};
+  DeviceFoundInf entry{device, at::zeros({}, f32), device == device_ ? inv_scale_ : inv_scale_.to(device, true, true)};
   state.per_device.push_back(std::move(entry));
   state.device_used.push_back(true);
   return state.per_device.back();
@@ -72,10 +68,8 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
   if (!options_.enabled()) return;
   OptimizerState& state = state_for(optimizer);
   if (state.stage == Stage::unscaled)
-    throw std::logic_error(
-        "GradScaler: unscale_() has already been called on this optimizer since the last update()");
-  if (state.stage == Stage::stepped)
-    throw std::logic_error("GradScaler: unscale_() is being called after step()");
+    throw std::logic_error("GradScaler: unscale_() has already been called on this optimizer since the last update()");
+  if (state.stage == Stage::stepped) throw std::logic_error("GradScaler: unscale_() is being called after step()");
 
   refresh_inv_scale();
   for (std::size_t i = 0; i < state.device_used.size(); ++i) state.device_used[i] = false;
@@ -86,8 +80,7 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
     for (auto& param : param_group.params()) {
       const at::Tensor& grad = param.grad();
       if (!grad.defined()) continue;
-      if (grad.scalar_type() == at::kHalf)
-        throw std::logic_error("GradScaler: attempting to unscale FP16 gradients");
+      if (grad.scalar_type() == at::kHalf) throw std::logic_error("GradScaler: attempting to unscale FP16 gradients");
       at::Tensor to_unscale = grad.is_sparse() ? grad._values() : grad;
       GradGroup* target = nullptr;
       for (auto& group : groups_) {
@@ -131,8 +124,9 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
     found += state.per_device[i].found_inf.item<float>();  // the one device sync per step
   }
   if (!any_check)
-    throw std::logic_error("GradScaler: no inf checks were recorded for this optimizer "
-                           "(no parameter has a gradient)");
+    throw std::logic_error(
+        "GradScaler: no inf checks were recorded for this optimizer "
+        "(no parameter has a gradient)");
 
   state.stage = Stage::stepped;
   if (found != 0.0) {
@@ -157,8 +151,7 @@ void GradScaler::update() {
       ++recorded;
     }
   }
-  if (recorded == 0)
-    throw std::logic_error("GradScaler: no inf checks were recorded prior to update()");
+  if (recorded == 0) throw std::logic_error("GradScaler: no inf checks were recorded prior to update()");
 
   const at::Tensor* found_inf = single;
   if (recorded > 1 || single->device() != device_) {
@@ -166,14 +159,13 @@ void GradScaler::update() {
     for (const auto& state : states_) {
       if (state.stage == Stage::ready) continue;
       for (std::size_t i = 0; i < state.per_device.size(); ++i)
-        if (state.device_used[i])
-          found_inf_sum_.add_(state.per_device[i].found_inf.to(device_, /*non_blocking=*/true));
+        if (state.device_used[i]) found_inf_sum_.add_(state.per_device[i].found_inf.to(device_, /*non_blocking=*/true));
     }
     found_inf = &found_inf_sum_;
   }
 
-  at::_amp_update_scale_(scale_, growth_tracker_, *found_inf, options_.growth_factor(),
-                         options_.backoff_factor(), options_.growth_interval());
+  at::_amp_update_scale_(scale_, growth_tracker_, *found_inf, options_.growth_factor(), options_.backoff_factor(),
+                         options_.growth_interval());
 
   for (auto& state : states_) {
     state.stage = Stage::ready;

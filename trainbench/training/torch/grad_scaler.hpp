@@ -88,8 +88,8 @@ class GradScaler {
 
   c10::Device device_;
   GradScalerOptions options_;
-  at::Tensor scale_;           // float32 scalar on device_
-  at::Tensor growth_tracker_;  // int32 scalar on device_
+  at::Tensor scale_;             // float32 scalar on device_
+  at::Tensor growth_tracker_;    // int32 scalar on device_
   at::Tensor inv_scale_double_;  // float64 scratch: PyTorch computes 1/scale in double
   at::Tensor inv_scale_;         // float32 scalar on device_
   at::Tensor found_inf_sum_;     // float32 scalar: combination when several checks were recorded

@@ -12,8 +12,8 @@ namespace tb {
 namespace {
 std::string string_option(const nlohmann::json& options, const char* key, const char* fallback) {
   if (!options.contains(key)) return fallback;
-  TB_CHECK_INPUT(options.at(key).is_string(), "matrix", std::string("model_options.") + key,
-                 "must be a string, got ", excerpt(options.at(key)));
+  TB_CHECK_INPUT(options.at(key).is_string(), "matrix", std::string("model_options.") + key, "must be a string, got ",
+                 excerpt(options.at(key)));
   return options.at(key).get<std::string>();
 }
 }  // namespace
@@ -32,8 +32,7 @@ ExportedModelOptions ExportedModelOptions::from_json(const nlohmann::json& optio
   } else if (loss == "output") {
     out.loss = ExportedLoss::output;
   } else {
-    throw InputError("matrix", "model_options.loss",
-                     "must be one of cross_entropy, mse, output, got \"" + loss + "\"");
+    throw InputError("matrix", "model_options.loss", "must be one of cross_entropy, mse, output, got \"" + loss + "\"");
   }
   const std::string dtype = string_option(options, "input_dtype", "auto");
   if (dtype == "auto") {
@@ -49,12 +48,27 @@ ExportedModelOptions ExportedModelOptions::from_json(const nlohmann::json& optio
 
 std::vector<OptionSpec> exported_model_option_specs() {
   return {
-      {"path", OptionType::path, {}, {}, {}, nullptr,
+      {"path",
+       OptionType::path,
+       {},
+       {},
+       {},
+       nullptr,
        "the exported module file (required; scripts/export_model.py writes it)"},
-      {"loss", OptionType::string_enum, {}, {}, {"cross_entropy", "mse", "output"}, "cross_entropy",
+      {"loss",
+       OptionType::string_enum,
+       {},
+       {},
+       {"cross_entropy", "mse", "output"},
+       "cross_entropy",
        "cross_entropy on [N, classes] logits, mse against targets of the output's shape, or output: "
        "forward(input, target) returns the loss"},
-      {"input_dtype", OptionType::string_enum, {}, {}, {"auto", "float32", "int64"}, "auto",
+      {"input_dtype",
+       OptionType::string_enum,
+       {},
+       {},
+       {"auto", "float32", "int64"},
+       "auto",
        "dtype of the batches the module gets (auto: int64 token ids when the dataset has a "
        "vocabulary, else float32)"},
   };
@@ -73,20 +87,23 @@ at::Tensor exported_loss(ExportedLoss kind, const at::Tensor& output, const at::
     case ExportedLoss::output:
       TORCH_CHECK(output.numel() == 1 && at::isFloatingType(output.scalar_type()),
                   "loss \"output\": forward(input, target) must return the loss, a floating scalar; it "
-                  "returned ", output.scalar_type(), " of shape ", shape_text(output.sizes()));
+                  "returned ",
+                  output.scalar_type(), " of shape ", shape_text(output.sizes()));
       return output.reshape({});
     case ExportedLoss::mse: {
-      TORCH_CHECK(output.sizes() == target.sizes(), "loss \"mse\" needs the output shaped like the targets: "
-                  "output ", shape_text(output.sizes()), ", targets ", shape_text(target.sizes()));
+      TORCH_CHECK(output.sizes() == target.sizes(),
+                  "loss \"mse\" needs the output shaped like the targets: "
+                  "output ",
+                  shape_text(output.sizes()), ", targets ", shape_text(target.sizes()));
       return torch::nn::functional::mse_loss(output, target.to(output.scalar_type()));
     }
-    case ExportedLoss::cross_entropy:
-      break;
+    case ExportedLoss::cross_entropy: break;
   }
   TORCH_CHECK(at::isFloatingType(output.scalar_type()) && output.dim() == target.dim() + 1 &&
                   output.sizes().slice(0, target.dim()) == target.sizes(),
               "loss \"cross_entropy\" needs logits [N, classes] for class targets [N] (or [N, T, vocab] for "
-              "[N, T]): output ", shape_text(output.sizes()), ", targets ", shape_text(target.sizes()));
+              "[N, T]): output ",
+              shape_text(output.sizes()), ", targets ", shape_text(target.sizes()));
   // Classes last, as the models write them; cross_entropy wants them second: flatten the rest.
   return torch::nn::functional::cross_entropy(output.reshape({-1, output.size(-1)}), target.reshape({-1}));
 }

@@ -27,9 +27,9 @@ enum class ExportedLoss {
 
 // The model_options every exported model reads.
 struct ExportedModelOptions {
-  std::string path;                            // the module file
+  std::string path;  // the module file
   ExportedLoss loss = ExportedLoss::cross_entropy;
-  c10::ScalarType input_dtype = c10::kFloat;   // kFloat or kLong (token ids)
+  c10::ScalarType input_dtype = c10::kFloat;  // kFloat or kLong (token ids)
 
   // From model_options: "path", "loss" ("cross_entropy" | "mse" | "output"), "input_dtype"
   // ("auto": int64 when the dataset has a vocabulary, else float32). InputError naming the field.
@@ -47,8 +47,7 @@ class ModelLoader {
   // Loads options.path and checks it against the dataset by running one forward on a 2-sample
   // batch; throws InputError naming model_options.path (missing file, not this format) or the
   // input/loss mismatch (naming the shapes and dataset_options).
-  virtual std::unique_ptr<TrainableModel> load(const ExportedModelOptions& options,
-                                               const DatasetInfo& data) const = 0;
+  virtual std::unique_ptr<TrainableModel> load(const ExportedModelOptions& options, const DatasetInfo& data) const = 0;
 };
 
 // The loss of `kind` on (output, target); for ExportedLoss::output the output already is it.

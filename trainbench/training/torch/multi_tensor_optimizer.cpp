@@ -81,9 +81,8 @@ void MultiTensorOptimizer::build_state() {
         g.exp_avg.push_back(state_or(old_avg, p, zeros));
         g.exp_avg_sq.push_back(state_or(old_sq, p, zeros));
         if (options_.kernel == UpdateKernel::fused)
-          g.steps.push_back(state_or(old_steps, p, [&] {
-            return at::zeros({}, at::TensorOptions().device(p.device()).dtype(at::kFloat));
-          }));
+          g.steps.push_back(state_or(
+              old_steps, p, [&] { return at::zeros({}, at::TensorOptions().device(p.device()).dtype(at::kFloat)); }));
       } else if (options_.momentum != 0.0) {
         // Zeros, not a copy of the first gradient as PyTorch starts: without dampening,
         // momentum * 0 + grad is that copy, and no first step differs from the others.
@@ -111,10 +110,8 @@ at::Tensor MultiTensorOptimizer::step(LossClosure closure) {
 
 void MultiTensorOptimizer::step_group(Group& g) {
   const bool fused = options_.kernel == UpdateKernel::fused;
-  if (options_.algorithm == "sgd")
-    fused ? sgd_fused(g) : sgd_foreach(g);
-  else
-    fused ? adam_fused(g) : adam_foreach(g);
+  if (options_.algorithm == "sgd") fused ? sgd_fused(g) : sgd_foreach(g);
+  else fused ? adam_fused(g) : adam_foreach(g);
 }
 
 // torch.optim._multi_tensor_adam without amsgrad, maximize or capturable.
@@ -144,14 +141,14 @@ void MultiTensorOptimizer::adam_foreach(Group& g) {
 
 void MultiTensorOptimizer::adam_fused(Group& g) {
   const auto& o = options_;
-  at::_foreach_add_(g.steps, 1.0);  // on the device: a graph replay counts too
+  at::_foreach_add_(g.steps, 1.0);                  // on the device: a graph replay counts too
   const std::vector<at::Tensor> no_max_exp_avg_sq;  // amsgrad off
   if (o.algorithm == "adamw")
-    at::_fused_adamw_(g.params, g.grads, g.exp_avg, g.exp_avg_sq, no_max_exp_avg_sq, g.steps, o.lr, o.beta1,
-                      o.beta2, o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+    at::_fused_adamw_(g.params, g.grads, g.exp_avg, g.exp_avg_sq, no_max_exp_avg_sq, g.steps, o.lr, o.beta1, o.beta2,
+                      o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
   else
-    at::_fused_adam_(g.params, g.grads, g.exp_avg, g.exp_avg_sq, no_max_exp_avg_sq, g.steps, o.lr, o.beta1,
-                     o.beta2, o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+    at::_fused_adam_(g.params, g.grads, g.exp_avg, g.exp_avg_sq, no_max_exp_avg_sq, g.steps, o.lr, o.beta1, o.beta2,
+                     o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
 }
 
 // torch.optim._multi_tensor_sgd without dampening, nesterov or maximize.

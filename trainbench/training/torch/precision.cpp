@@ -32,8 +32,7 @@ PrecisionSupport check_cuda(Precision precision) {
   return no(std::string(mode.cuda_requirement) + "; this GPU is " + std::to_string(props->major) + "." +
             std::to_string(props->minor));
 #else
-  return no(std::string(to_string(mode.reduced_dtype)) +
-            " support unknown: trainbench was built without CUDA headers");
+  return no(std::string(to_string(mode.reduced_dtype)) + " support unknown: trainbench was built without CUDA headers");
 #endif
 }
 
@@ -73,8 +72,7 @@ PrecisionGuard::~PrecisionGuard() {
   at::globalContext().setAllowTF32CuDNN(previous_tf32_cudnn_);
 }
 
-AutocastScope::AutocastScope(Precision precision, c10::DeviceType device_type)
-    : device_type_(device_type) {
+AutocastScope::AutocastScope(Precision precision, c10::DeviceType device_type) : device_type_(device_type) {
   if (!definition(precision).autocast) return;
   // Same order as torch.autocast.__enter__.
   previous_cache_enabled_ = at::autocast::is_autocast_cache_enabled();

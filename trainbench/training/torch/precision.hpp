@@ -54,8 +54,7 @@ class PrecisionGuard {
 class AutocastScope {
  public:
   AutocastScope(Precision precision, c10::DeviceType device_type);
-  AutocastScope(Precision precision, DeviceKind device)
-      : AutocastScope(precision, device_type_of(device)) {}
+  AutocastScope(Precision precision, DeviceKind device) : AutocastScope(precision, device_type_of(device)) {}
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

@@ -64,12 +64,11 @@ void Registry::fill_parse_options(MatrixParseOptions& options) const {
   for (const auto& [name, d] : datasets_) options.dataset_specs[name] = {d.options, d.option_rules};
 }
 
-std::int64_t option_int(const nlohmann::json& options, const char* section, const char* key,
-                        std::int64_t fallback) {
+std::int64_t option_int(const nlohmann::json& options, const char* section, const char* key, std::int64_t fallback) {
   if (!options.is_object() || !options.contains(key)) return fallback;
   const auto& v = options.at(key);
-  TB_CHECK_INPUT(v.is_number_integer() && v.get<std::int64_t>() > 0, "matrix",
-                 std::string(section) + "." + key, "must be a positive integer, got ", v.dump());
+  TB_CHECK_INPUT(v.is_number_integer() && v.get<std::int64_t>() > 0, "matrix", std::string(section) + "." + key,
+                 "must be a positive integer, got ", v.dump());
   return v.get<std::int64_t>();
 }
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
-#include <nlohmann/json.hpp>
 #include <torch/data/example.h>
 #include <torch/nn/module.h>
+#include <nlohmann/json.hpp>
 
 #include <trainbench/capacity/flops.hpp>
 #include <trainbench/matrix/matrix.hpp>
@@ -53,8 +53,7 @@ struct DatasetRequest {
   std::uint64_t seed = 42;
 };
 
-using ModelFactory =
-    std::function<std::unique_ptr<TrainableModel>(const nlohmann::json& options, const DatasetInfo&)>;
+using ModelFactory = std::function<std::unique_ptr<TrainableModel>(const nlohmann::json& options, const DatasetInfo&)>;
 using DatasetFactory = std::function<std::shared_ptr<SampleSource>(const DatasetRequest&)>;
 
 // `options` declares exactly the keys the factory reads from model_options / dataset_options
@@ -108,7 +107,6 @@ struct DatasetRegistrar {
 };
 
 // Reads an integer option with a default, raising InputError("dataset_options"/"model_options").
-std::int64_t option_int(const nlohmann::json& options, const char* section, const char* key,
-                        std::int64_t fallback);
+std::int64_t option_int(const nlohmann::json& options, const char* section, const char* key, std::int64_t fallback);
 
 }  // namespace tb

@@ -14,8 +14,8 @@ class ShardedSource final : public SampleSource {
  public:
   ShardedSource(std::shared_ptr<SampleSource> all, int rank, int ranks)
       : all_(std::move(all)), rank_(static_cast<std::size_t>(rank)), ranks_(static_cast<std::size_t>(ranks)) {
-    TB_CHECK_INPUT(all_->size() >= ranks_, "matrix", "dataset_options.samples", "the dataset's ",
-                   all_->size(), " samples cannot be shared by ", ranks, " ranks");
+    TB_CHECK_INPUT(all_->size() >= ranks_, "matrix", "dataset_options.samples", "the dataset's ", all_->size(),
+                   " samples cannot be shared by ", ranks, " ranks");
   }
   torch::data::Example<> get(std::size_t index) override { return all_->get(index * ranks_ + rank_); }
   std::size_t size() const override { return all_->size() / ranks_; }

@@ -13,14 +13,13 @@
 
 namespace tb {
 
-Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data,
-                 c10::Device device)
+Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data, c10::Device device)
     : params_(params),
       model_(model),
       data_(data),
       device_(device),
       input_format_(params.memory_format == MemoryFormatKind::channels_last ? c10::MemoryFormat::ChannelsLast
-                                                             : c10::MemoryFormat::Preserve),
+                                                                            : c10::MemoryFormat::Preserve),
       scaler_(device, GradScalerOptions().enabled(needs_grad_scaler(params.precision))),
       timer_(StepTimer::create(device, boundaries_per_step(params.accumulation))),
       micro_losses_(static_cast<std::size_t>(std::max(1, params.accumulation))) {
@@ -98,10 +97,8 @@ void Trainer::step(StepSample& out) {
     at::Tensor input, target;
     {
       PhaseScope phase(*timer_, Phase::data_wait);
-      if (prefetcher_)
-        prefetcher_->fetch();
-      else
-        data_.next(batch_);
+      if (prefetcher_) prefetcher_->fetch();
+      else data_.next(batch_);
     }
     {
       PhaseScope phase(*timer_, Phase::h2d);
@@ -176,9 +173,7 @@ void Trainer::graph_step(StepSample& out) {
     }
     PhaseScope backward(*timer_, Phase::backward);
   }
-  {
-    PhaseScope phase(*timer_, Phase::optimizer);
-  }
+  { PhaseScope phase(*timer_, Phase::optimizer); }
   timer_->finish_step(out);
   out.stepped = true;
   out.loss = step_loss();

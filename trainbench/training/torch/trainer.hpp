@@ -35,8 +35,7 @@ class Trainer {
  public:
   // `reducer` (may be null: one process) is built on the model's parameters once they are on
   // `device`: construct the Trainer first, then the reducer, then attach_reducer().
-  Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data,
-          c10::Device device);
+  Trainer(const ScenarioParams& params, TrainableModel& model, BatchStream& data, c10::Device device);
   ~Trainer();
   void attach_reducer(dist::GradientReducer* reducer) { reducer_ = reducer; }
 
@@ -53,7 +52,8 @@ class Trainer {
 
  private:
   // The work of one micro-batch on the device, shared by the eager step and the captured one.
-  void forward_backward(int micro, const at::Tensor& input, const at::Tensor& target, bool sync, dist::CommTiming& comm);
+  void forward_backward(int micro, const at::Tensor& input, const at::Tensor& target, bool sync,
+                        dist::CommTiming& comm);
   double step_loss() const;
   void update(StepSample& out);
   void graph_step(StepSample& out);
@@ -69,9 +69,9 @@ class Trainer {
   torch::data::Example<> batch_;
   std::vector<at::Tensor> micro_losses_;  // the step's micro-batch losses, detached: read after the step
   dist::GradientReducer* reducer_ = nullptr;
-  std::unique_ptr<DevicePrefetcher> prefetcher_;  // pin_memory
-  std::unique_ptr<StepGraph> graph_;              // cuda_graphs
-  bool capturing_ = false;                        // inside the capture: no timer boundaries
+  std::unique_ptr<DevicePrefetcher> prefetcher_;            // pin_memory
+  std::unique_ptr<StepGraph> graph_;                        // cuda_graphs
+  bool capturing_ = false;                                  // inside the capture: no timer boundaries
   std::vector<at::Tensor> static_inputs_, static_targets_;  // a graph's inputs, one per micro-batch
 };
 

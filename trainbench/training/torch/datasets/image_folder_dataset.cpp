@@ -30,17 +30,18 @@ constexpr float kStd[3] = {0.229f, 0.224f, 0.225f};
 
 std::string default_root(std::int64_t samples, std::int64_t classes, std::int64_t stored) {
   const char* home = std::getenv("HOME");
-  const fs::path base = std::getenv("TRAINBENCH_DATA") ? fs::path(std::getenv("TRAINBENCH_DATA"))
-                        : fs::path(home ? home : "/tmp") / ".cache" / "trainbench" / "datasets";
-  return (base / ("images-n" + std::to_string(samples) + "-c" + std::to_string(classes) + "-s" +
-                  std::to_string(stored)))
+  const fs::path base = std::getenv("TRAINBENCH_DATA")
+                            ? fs::path(std::getenv("TRAINBENCH_DATA"))
+                            : fs::path(home ? home : "/tmp") / ".cache" / "trainbench" / "datasets";
+  return (base /
+          ("images-n" + std::to_string(samples) + "-c" + std::to_string(classes) + "-s" + std::to_string(stored)))
       .string();
 }
 
 std::string relative_name(std::int64_t index, std::int64_t classes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "class_%02lld/img_%06lld.jpg",
-                static_cast<long long>(index % classes), static_cast<long long>(index));
+  std::snprintf(buf, sizeof buf, "class_%02lld/img_%06lld.jpg", static_cast<long long>(index % classes),
+                static_cast<long long>(index));
   return buf;
 }
 
@@ -53,8 +54,7 @@ RgbImage make_image(std::int64_t index, std::int64_t classes, int size, std::mt1
   const auto c = static_cast<double>(index % classes);
   const double angle = c * M_PI / static_cast<double>(classes);
   const double freq = 0.15 + 0.05 * std::fmod(c, 3.0);
-  const double tint[3] = {0.5 + 0.5 * std::sin(c), 0.5 + 0.5 * std::sin(c + 2.0),
-                          0.5 + 0.5 * std::sin(c + 4.0)};
+  const double tint[3] = {0.5 + 0.5 * std::sin(c), 0.5 + 0.5 * std::sin(c + 2.0), 0.5 + 0.5 * std::sin(c + 4.0)};
   std::normal_distribution<double> noise(0.0, 20.0);
   std::uniform_real_distribution<double> phase(0.0, 2 * M_PI);
   const double ph = phase(rng);
@@ -95,8 +95,8 @@ void generate(const std::string& root, std::int64_t samples, std::int64_t classe
     names.push_back(relative_name(i, classes));
   }
   write_cache_manifest(root, names);
-  write_file_durably(fs::path(root) / "COMPLETE", std::to_string(samples) + " " + std::to_string(classes) +
-                                                      " " + std::to_string(stored) + "\n");
+  write_file_durably(fs::path(root) / "COMPLETE",
+                     std::to_string(samples) + " " + std::to_string(classes) + " " + std::to_string(stored) + "\n");
 }
 
 class ImageFolderSource final : public SampleSource {
@@ -106,8 +106,8 @@ class ImageFolderSource final : public SampleSource {
     classes_ = option_int(req.options, "dataset_options", "classes", 10);
     stored_ = static_cast<int>(option_int(req.options, "dataset_options", "stored_size", 96));
     out_ = static_cast<int>(option_int(req.options, "dataset_options", "image_size", 64));
-    TB_CHECK_INPUT(out_ <= stored_, "matrix", "dataset_options.image_size",
-                   "must not exceed stored_size (", stored_, "), got ", out_);
+    TB_CHECK_INPUT(out_ <= stored_, "matrix", "dataset_options.image_size", "must not exceed stored_size (", stored_,
+                   "), got ", out_);
     const bool create = req.options.value("create", true);
     if (req.options.contains("path")) {
       root_ = req.options.at("path").get<std::string>();
@@ -115,17 +115,17 @@ class ImageFolderSource final : public SampleSource {
       root_ = default_root(samples_, classes_, stored_);
     }
     if (!fs::exists(fs::path(root_) / "COMPLETE")) {
-      TB_CHECK_INPUT(create, "matrix", "dataset_options.path",
-                     "no image dataset at '", root_, "' and dataset_options.create is false");
+      TB_CHECK_INPUT(create, "matrix", "dataset_options.path", "no image dataset at '", root_,
+                     "' and dataset_options.create is false");
       generate(root_, samples_, classes_, stored_);
     } else if (const std::string damage = verify_cache(root_); !damage.empty()) {
-      TB_CHECK_INPUT(create, "matrix", "dataset_options.path", "the image dataset at '", root_,
-                     "' is damaged (", damage, ") and dataset_options.create is false");
+      TB_CHECK_INPUT(create, "matrix", "dataset_options.path", "the image dataset at '", root_, "' is damaged (",
+                     damage, ") and dataset_options.create is false");
       std::cerr << "dataset cache " << root_ << " was damaged (" << damage << "); rebuilding\n";
       generate(root_, samples_, classes_, stored_);
     }
-    TB_CHECK_INPUT(fs::exists(file_name(root_, samples_ - 1, classes_)), "matrix",
-                   "dataset_options.path", "'", root_, "' holds fewer than ", samples_, " images");
+    TB_CHECK_INPUT(fs::exists(file_name(root_, samples_ - 1, classes_)), "matrix", "dataset_options.path", "'", root_,
+                   "' holds fewer than ", samples_, " images");
     info_.input_shape = {3, out_, out_};
     info_.num_classes = classes_;
   }
@@ -162,8 +162,8 @@ class ImageFolderSource final : public SampleSource {
           auto px = [&](int yy, int xx) {
             return static_cast<float>(img.pixels[(static_cast<std::size_t>(yy) * img.width + xx) * 3 + ch]);
           };
-          const float v = (1 - fy) * ((1 - fx) * px(yi, xi) + fx * px(yi, xj)) +
-                          fy * ((1 - fx) * px(yj, xi) + fx * px(yj, xj));
+          const float v =
+              (1 - fy) * ((1 - fx) * px(yi, xi) + fx * px(yi, xj)) + fy * ((1 - fx) * px(yj, xi) + fx * px(yj, xj));
           dst[(ch * out_ + y) * out_ + xo] = (v / 255.f - kMean[ch]) / kStd[ch];
         }
       }
@@ -191,11 +191,20 @@ const DatasetRegistrar kRegister({
      {"classes", OptionType::integer, 1, {}, {}, 10, "classes (one folder each)"},
      {"stored_size", OptionType::integer, 1, 65535, {}, 96, "side of the stored JPEG files, in pixels"},
      {"image_size", OptionType::integer, 1, 65535, {}, 64, "side of the cropped, resized sample (<= stored_size)"},
-     {"path", OptionType::path, {}, {}, {}, nullptr, "folder of the files (default: a cache under ~/.cache/trainbench/datasets)"},
+     {"path",
+      OptionType::path,
+      {},
+      {},
+      {},
+      nullptr,
+      "folder of the files (default: a cache under ~/.cache/trainbench/datasets)"},
      {"create", OptionType::boolean, {}, {}, {}, true, "write the files when the folder has none"}},
-    {{"image_size", [](const nlohmann::json&, const nlohmann::json& o) -> std::string {
+    {{"image_size",
+      [](const nlohmann::json&, const nlohmann::json& o) -> std::string {
         const auto image = o.at("image_size").get<std::int64_t>(), stored = o.at("stored_size").get<std::int64_t>();
-        return image <= stored ? "" : "must not exceed stored_size (" + std::to_string(stored) + "), got " + std::to_string(image);
+        return image <= stored
+                   ? ""
+                   : "must not exceed stored_size (" + std::to_string(stored) + "), got " + std::to_string(image);
       }}},
 });
 

@@ -47,8 +47,15 @@ const DatasetRegistrar kRegister({
     {{"samples", OptionType::integer, 1, {}, {}, 4096, "samples held in memory"},
      {"classes", OptionType::integer, 1, {}, {}, 10, "classification targets"},
      {"features", OptionType::integer, 1, {}, {}, 512, "per-sample input size (a flat vector)"},
-     {"shape", OptionType::integer_list, 1, {}, {}, nullptr, "per-sample input shape instead of features, e.g. [3, 32, 32]"}},
-    {{"shape", [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
+     {"shape",
+      OptionType::integer_list,
+      1,
+      {},
+      {},
+      nullptr,
+      "per-sample input shape instead of features, e.g. [3, 32, 32]"}},
+    {{"shape",
+      [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
         return given.contains("shape") && given.contains("features")
                    ? "conflicts with dataset_options.features (give one: shape replaces features)"
                    : "";

@@ -41,8 +41,8 @@ c10::IValue read_archive(const std::string& path) {
 at::Tensor tensor_entry(const c10::Dict<c10::IValue, c10::IValue>& dict, const std::string& key,
                         const std::string& path) {
   const auto found = dict.find(c10::IValue(key));
-  TB_CHECK_INPUT(found != dict.end(), "matrix", kField, "'", path, "' has no \"", key, "\" entry (expected ",
-                 kLayout, ")");
+  TB_CHECK_INPUT(found != dict.end(), "matrix", kField, "'", path, "' has no \"", key, "\" entry (expected ", kLayout,
+                 ")");
   TB_CHECK_INPUT(found->value().isTensor(), "matrix", kField, "'", path, "': \"", key, "\" is a ",
                  found->value().tagKind(), ", not a tensor");
   const at::Tensor t = found->value().toTensor();
@@ -67,10 +67,10 @@ class TensorFileSource final : public SampleSource {
     const auto dict = archive.toGenericDict();
     inputs_ = tensor_entry(dict, "inputs", path);
     targets_ = tensor_entry(dict, "targets", path);
-    TB_CHECK_INPUT(inputs_.size(0) > 0, "matrix", kField, "'", path, "' holds no samples (inputs ",
-                   inputs_.sizes(), ")");
-    TB_CHECK_INPUT(inputs_.size(0) == targets_.size(0), "matrix", kField, "'", path, "': inputs have ",
-                   inputs_.size(0), " samples but targets ", targets_.size(0), " (the first dimensions differ)");
+    TB_CHECK_INPUT(inputs_.size(0) > 0, "matrix", kField, "'", path, "' holds no samples (inputs ", inputs_.sizes(),
+                   ")");
+    TB_CHECK_INPUT(inputs_.size(0) == targets_.size(0), "matrix", kField, "'", path, "': inputs have ", inputs_.size(0),
+                   " samples but targets ", targets_.size(0), " (the first dimensions differ)");
     info_.input_shape.assign(inputs_.sizes().begin() + 1, inputs_.sizes().end());
     if (targets_.scalar_type() != at::kLong) return;  // regression targets
     TB_CHECK_INPUT(targets_.min().item<std::int64_t>() >= 0, "matrix", kField, "'", path,
@@ -101,10 +101,18 @@ const DatasetRegistrar kRegister({
     "tensors",
     "your own tensors from Python: torch.save({\"inputs\": ..., \"targets\": ...}, path)",
     [](const DatasetRequest& req) { return std::make_shared<TensorFileSource>(req); },
-    {{"path", OptionType::path, {}, {}, {}, nullptr,
+    {{"path",
+      OptionType::path,
+      {},
+      {},
+      {},
+      nullptr,
       "the .pt file (required): a dict of two Tensor[N, ...], \"inputs\" and \"targets\", saved with torch.save"}},
-    {{"path", [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
-        return given.contains("path") ? "" : "required: the file written by torch.save({\"inputs\": ..., \"targets\": ...}, path)";
+    {{"path",
+      [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
+        return given.contains("path")
+                   ? ""
+                   : "required: the file written by torch.save({\"inputs\": ..., \"targets\": ...}, path)";
       }}},
 });
 

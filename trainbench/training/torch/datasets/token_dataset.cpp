@@ -34,8 +34,7 @@ class TokenSource final : public SampleSource {
 
   torch::data::Example<> get(std::size_t index) override {
     const auto start = static_cast<std::int64_t>(index) * info_.seq_len;
-    return {stream_.slice(0, start, start + info_.seq_len),
-            stream_.slice(0, start + 1, start + info_.seq_len + 1)};
+    return {stream_.slice(0, start, start + info_.seq_len), stream_.slice(0, start + 1, start + info_.seq_len + 1)};
   }
   std::size_t size() const override { return static_cast<std::size_t>(samples_); }
   const DatasetInfo& info() const override { return info_; }

@@ -32,8 +32,7 @@ torch::nn::LayerNorm layer_norm() {
 // Hugging Face's Conv1D: a linear layer whose weight is stored transposed, [in, out].
 struct Conv1DImpl : torch::nn::Module {
   Conv1DImpl(std::int64_t in, std::int64_t out)
-      : weight(register_parameter("weight", at::empty({in, out}))),
-        bias(register_parameter("bias", at::zeros({out}))) {
+      : weight(register_parameter("weight", at::empty({in, out}))), bias(register_parameter("bias", at::zeros({out}))) {
     torch::NoGradGuard no_grad;
     weight.normal_(0.0, kInitStd);
   }
@@ -55,8 +54,8 @@ struct AttentionImpl : torch::nn::Module {
     const auto b = x.size(0), t = x.size(1);
     // c_attn's output is [q | k | v], each split into heads.
     const auto qkv = c_attn(x).view({b, t, 3, kHeads, kWidth / kHeads}).permute({2, 0, 3, 1, 4});
-    const auto y = at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], {},
-                                                    is_training() ? dropout : 0.0, /*is_causal=*/true);
+    const auto y =
+        at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], {}, is_training() ? dropout : 0.0, /*is_causal=*/true);
     return c_proj(y.transpose(1, 2).reshape({b, t, kWidth}));
   }
   double dropout;
@@ -107,8 +106,7 @@ struct TransformerImpl : torch::nn::Module {
   at::Tensor forward(const at::Tensor& tokens) {
     namespace F = torch::nn::functional;
     const auto positions = at::arange(tokens.size(1), tokens.options());
-    auto x = F::dropout(wte(tokens) + wpe(positions),
-                        F::DropoutFuncOptions().p(dropout).training(is_training()));
+    auto x = F::dropout(wte(tokens) + wpe(positions), F::DropoutFuncOptions().p(dropout).training(is_training()));
     for (const auto& block : *h) x = block->as<Block>()->forward(x);
     return ln_f(x);
   }
@@ -124,10 +122,10 @@ class Gpt2 final : public TrainableModel {
   Gpt2(const nlohmann::json& options, const DatasetInfo& data) : seq_len_(data.seq_len) {
     TB_CHECK_INPUT(seq_len_ > 0 && data.vocab_size > 0, "matrix", "dataset",
                    "gpt2 needs a token dataset (seq_len, vocab)");
-    TB_CHECK_INPUT(seq_len_ <= kContext, "matrix", "dataset_options.seq_len",
-                   "gpt2's context is ", kContext, " tokens, got ", seq_len_);
-    TB_CHECK_INPUT(data.vocab_size <= kVocab, "matrix", "dataset_options.vocab",
-                   "gpt2's vocabulary is ", kVocab, " tokens, the dataset has ", data.vocab_size);
+    TB_CHECK_INPUT(seq_len_ <= kContext, "matrix", "dataset_options.seq_len", "gpt2's context is ", kContext,
+                   " tokens, got ", seq_len_);
+    TB_CHECK_INPUT(data.vocab_size <= kVocab, "matrix", "dataset_options.vocab", "gpt2's vocabulary is ", kVocab,
+                   " tokens, the dataset has ", data.vocab_size);
     double dropout = 0.1;
     if (options.contains("dropout")) dropout = options.at("dropout").get<double>();
     transformer_ = root_->register_module("transformer", Transformer(dropout));
@@ -162,8 +160,7 @@ class Gpt2 final : public TrainableModel {
     transformer_->wte->weight.normal_(0.0, kInitStd);
     transformer_->wpe->weight.normal_(0.0, kInitStd);
     for (auto& item : root_->named_parameters())
-      if (item.key().ends_with("c_proj.weight"))
-        item.value().normal_(0.0, kInitStd / std::sqrt(2.0 * kLayers));
+      if (item.key().ends_with("c_proj.weight")) item.value().normal_(0.0, kInitStd / std::sqrt(2.0 * kLayers));
   }
 
   std::int64_t seq_len_;
@@ -178,7 +175,12 @@ const ModelRegistrar kRegister({
     "tokens",
     {{"seq_len", kContext}, {"vocab", kVocab}},
     [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<Gpt2>(o, d); },
-    {{"dropout", OptionType::number, 0, 0.99, {}, 0.1,
+    {{"dropout",
+      OptionType::number,
+      0,
+      0.99,
+      {},
+      0.1,
       "dropout of embeddings, attention and residuals (GPT2Config's 0.1; 0 turns it off)"}},
     {},
     "GPT-2 small (Radford et al. 2019) as transformers' GPT2LMHeadModel; 124,439,808 parameters "

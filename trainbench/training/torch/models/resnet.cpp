@@ -12,8 +12,7 @@ namespace tb {
 namespace {
 
 torch::nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t stride) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false));
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false));
 }
 
 struct BasicBlockImpl : torch::nn::Module {

@@ -28,13 +28,12 @@ std::int64_t out_side(std::int64_t in, std::int64_t kernel, std::int64_t stride,
 }
 
 torch::nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t stride) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false));
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false));
 }
 
 // Adds a conv's matmul work at its output size to `layers` and returns that size.
-std::int64_t count_conv(std::vector<capacity::LayerSpec>& layers, std::int64_t in, std::int64_t out,
-                        std::int64_t k, std::int64_t stride, std::int64_t side) {
+std::int64_t count_conv(std::vector<capacity::LayerSpec>& layers, std::int64_t in, std::int64_t out, std::int64_t k,
+                        std::int64_t stride, std::int64_t side) {
   const auto o = out_side(side, k, stride, k / 2);
   layers.push_back(capacity::Conv2dLayer{in, out, k, k, o, o});
   return o;
@@ -55,9 +54,8 @@ struct BottleneckImpl : torch::nn::Module {
     side = count_conv(layers, width, width, 3, stride, side);
     count_conv(layers, width, width * kExpansion, 1, 1, side);
     if (stride != 1 || in != width * kExpansion) {
-      downsample = register_module(
-          "downsample", torch::nn::Sequential(conv(in, width * kExpansion, 1, stride),
-                                              torch::nn::BatchNorm2d(width * kExpansion)));
+      downsample = register_module("downsample", torch::nn::Sequential(conv(in, width * kExpansion, 1, stride),
+                                                                       torch::nn::BatchNorm2d(width * kExpansion)));
       count_conv(layers, in, width * kExpansion, 1, stride, input_side);
     }
   }
@@ -86,13 +84,12 @@ class ResNet50 final : public TrainableModel {
     TB_CHECK_INPUT(data.num_classes <= kClasses, "matrix", "dataset_options.classes",
                    "resnet50 has 1000 classes, the dataset has ", data.num_classes);
     std::int64_t side = data.input_shape[1];
-    TB_CHECK_INPUT(side >= 32, "matrix", "dataset", "resnet50 needs images of at least 32x32, got ",
-                   side, "x", side);
+    TB_CHECK_INPUT(side >= 32, "matrix", "dataset", "resnet50 needs images of at least 32x32, got ", side, "x", side);
     conv1_ = root_->register_module("conv1", conv(kInputChannels, 64, 7, 2));
     side = count_conv(layers_, kInputChannels, 64, 7, 2, side);
     bn1_ = root_->register_module("bn1", torch::nn::BatchNorm2d(64));
-    maxpool_ = root_->register_module(
-        "maxpool", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1)));
+    maxpool_ =
+        root_->register_module("maxpool", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1)));
     side = out_side(side, 3, 2, 1);
     const std::int64_t blocks[4] = {3, 4, 6, 3}, widths[4] = {64, 128, 256, 512};
     std::int64_t in = 64;
@@ -154,7 +151,12 @@ const ModelRegistrar kRegister({
     // 512 images of 224x224 are 308 MB in memory; a GPU cycles through them.
     {{"shape", {3, 224, 224}}, {"classes", kClasses}, {"samples", 512}},
     [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<ResNet50>(o, d); },
-    {{"zero_init_residual", OptionType::boolean, {}, {}, {}, false,
+    {{"zero_init_residual",
+      OptionType::boolean,
+      {},
+      {},
+      {},
+      false,
       "start each bottleneck's last batch-norm scale at zero (torchvision's option of that name)"}},
     {},
     "torchvision.models.resnet50 (He et al. 2015, v1.5); 25,557,032 parameters; "

@@ -135,9 +135,7 @@ void check_against_dataset(TorchScriptModel& model, const ExportedModelOptions& 
   if (options.loss != ExportedLoss::cross_entropy || !target.defined()) return;  // mse: target shape unknown
   try {
     model.loss(output, target);
-  } catch (const std::exception& e) {
-    throw InputError("matrix", "model_options.loss", short_reason(e));
-  }
+  } catch (const std::exception& e) { throw InputError("matrix", "model_options.loss", short_reason(e)); }
   const std::int64_t classes = data.vocab_size > 0 ? data.vocab_size : data.num_classes;
   if (output.size(-1) < classes)
     throw InputError("matrix", "model_options.loss",
@@ -158,12 +156,13 @@ class TorchScriptLoader final : public ModelLoader {
       scripted = torch::jit::load(options.path, c10::Device(c10::kCPU));  // the trainer moves it
     } catch (const std::exception& e) {
       throw InputError("matrix", "model_options.path",
-                       "'" + options.path + "' is not a TorchScript archive (write one with torch.jit.save "
-                       "or scripts/export_model.py): " + short_reason(e));
+                       "'" + options.path +
+                           "' is not a TorchScript archive (write one with torch.jit.save "
+                           "or scripts/export_model.py): " +
+                           short_reason(e));
     }
     const auto forward = scripted.find_method("forward");
-    TB_CHECK_INPUT(forward.has_value(), "matrix", "model_options.path", "'", options.path,
-                   "' has no forward method");
+    TB_CHECK_INPUT(forward.has_value(), "matrix", "model_options.path", "'", options.path, "' has no forward method");
     const std::size_t arguments = forward->function().getSchema().arguments().size() - 1;  // less self
     const std::size_t wanted = options.loss == ExportedLoss::output ? 2 : 1;
     TB_CHECK_INPUT(arguments == wanted, "matrix", "model_options.loss",
@@ -186,7 +185,8 @@ const ModelRegistrar kRegister({
       return TorchScriptLoader().load(ExportedModelOptions::from_json(o, d), d);
     },
     exported_model_option_specs(),
-    {{"path", [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
+    {{"path",
+      [](const nlohmann::json& given, const nlohmann::json&) -> std::string {
         if (!given.contains("path")) return "required: the TorchScript file (scripts/export_model.py writes one)";
         // Refused before anything runs, not once per scenario (relative to the current folder).
         const auto& path = given["path"];

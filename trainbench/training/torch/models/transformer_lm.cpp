@@ -90,18 +90,17 @@ const ModelRegistrar kRegister({
     "GPT-style decoder-only LM",
     "tokens",
     {{"seq_len", 64}, {"vocab", 256}},
-    [](const nlohmann::json& o, const DatasetInfo& d) {
-      return std::make_unique<TransformerLm>(o, d);
-    },
+    [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<TransformerLm>(o, d); },
     {{"d_model", OptionType::integer, 1, 65536, {}, 128, "embedding width (divisible by heads)"},
      {"heads", OptionType::integer, 1, 1024, {}, 4, "attention heads per block"},
      {"layers", OptionType::integer, 1, 1024, {}, 2, "decoder blocks"},
      {"ff", OptionType::integer, 1, 262144, {}, nullptr, "MLP width in each block (default 4*d_model)"}},
-    {{"d_model", [](const nlohmann::json&, const nlohmann::json& o) -> std::string {
+    {{"d_model",
+      [](const nlohmann::json&, const nlohmann::json& o) -> std::string {
         const auto d = o.at("d_model").get<std::int64_t>(), heads = o.at("heads").get<std::int64_t>();
         if (d % heads == 0) return "";
-        return "must be divisible by model_options.heads, got d_model " + std::to_string(d) +
-               " and heads " + std::to_string(heads);
+        return "must be divisible by model_options.heads, got d_model " + std::to_string(d) + " and heads " +
+               std::to_string(heads);
       }}},
 });
 

@@ -91,8 +91,7 @@ TORCH_MODULE(EncoderLayer);
 
 class VitB16 final : public TrainableModel {
  public:
-  VitB16(const nlohmann::json& options, const DatasetInfo& data)
-      : dropout_(options.value("dropout", 0.0)) {
+  VitB16(const nlohmann::json& options, const DatasetInfo& data) : dropout_(options.value("dropout", 0.0)) {
     TB_CHECK_INPUT(data.input_shape.size() == 3 && data.input_shape[0] == 3 &&
                        data.input_shape[1] == data.input_shape[2] && data.input_shape[1] % kPatch == 0,
                    "matrix", "dataset", "vit_b_16 needs square RGB images [3, H, H], H a multiple of 16");
@@ -100,8 +99,8 @@ class VitB16 final : public TrainableModel {
                    "vit_b_16 has 1000 classes, the dataset has ", data.num_classes);
     const std::int64_t side = data.input_shape[1] / kPatch, tokens = side * side + 1;
     class_token_ = root_->register_parameter("class_token", at::zeros({1, 1, kWidth}));
-    conv_proj_ = root_->register_module(
-        "conv_proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, kWidth, kPatch).stride(kPatch)));
+    conv_proj_ = root_->register_module("conv_proj",
+                                        torch::nn::Conv2d(torch::nn::Conv2dOptions(3, kWidth, kPatch).stride(kPatch)));
     encoder_ = root_->register_module("encoder", std::make_shared<torch::nn::Module>("Encoder"));
     pos_embedding_ = encoder_->register_parameter("pos_embedding", at::empty({1, tokens, kWidth}));
     auto layers = encoder_->register_module("layers", std::make_shared<torch::nn::Module>("Layers"));
@@ -167,7 +166,12 @@ const ModelRegistrar kRegister({
     "synthetic",
     {{"shape", {3, 224, 224}}, {"classes", kClasses}, {"samples", 512}},
     [](const nlohmann::json& o, const DatasetInfo& d) { return std::make_unique<VitB16>(o, d); },
-    {{"dropout", OptionType::number, 0, 0.99, {}, 0.0,
+    {{"dropout",
+      OptionType::number,
+      0,
+      0.99,
+      {},
+      0.0,
       "dropout after the positions, attention and MLP (torchvision's option; 0 as its default)"}},
     {},
     "torchvision.models.vit_b_16 (Dosovitskiy et al. 2020); 86,567,656 parameters; "
