@@ -42,7 +42,7 @@ tb_python() {
 tb_install_torch() {
   if [ -n "${TRAINBENCH_PYTHON:-}" ]; then return 0; fi
   if [ -x "$TB_VENV/bin/python" ] &&
-     "$TB_VENV/bin/python" -c "import torch,torchvision,scipy,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') and torchvision.__version__.startswith('$TB_TORCHVISION_VERSION') else 1)" 2>/dev/null; then
+     "$TB_VENV/bin/python" -c "import torch,torchvision,scipy,pytest,sys; sys.exit(0 if torch.__version__.startswith('$TB_TORCH_VERSION') and torchvision.__version__.startswith('$TB_TORCHVISION_VERSION') else 1)" 2>/dev/null; then
     return 0
   fi
   tb_log "installing torch==$TB_TORCH_VERSION (LibTorch) and torchvision==$TB_TORCHVISION_VERSION into $TB_VENV (first use only)"
@@ -50,7 +50,18 @@ tb_install_torch() {
   py=$(command -v python3)
   mkdir -p "$(dirname "$TB_VENV")"
   "$py" -m venv "$TB_VENV"
-  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" "torchvision==$TB_TORCHVISION_VERSION" numpy scipy >&2
+  "$TB_VENV/bin/pip" install -q --disable-pip-version-check "torch==$TB_TORCH_VERSION" "torchvision==$TB_TORCHVISION_VERSION" numpy scipy pytest >&2
+}
+
+# The Python loop package (python/trainbench, docs/python-loop.md) importable in the venv: a .pth
+# file naming this checkout's python/ folder. trainbench's own workers do not need it (they are
+# started with this checkout's package first on PYTHONPATH); a user's own scripts do.
+tb_link_python_package() {
+  [ -n "${TRAINBENCH_PYTHON:-}" ] && return 0
+  local site
+  site=$("$TB_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  [ "$(cat "$site/trainbench-python.pth" 2>/dev/null)" = "$TB_ROOT/python" ] && return 0
+  echo "$TB_ROOT/python" >"$site/trainbench-python.pth"
 }
 
 tb_configure_and_build() {
@@ -63,6 +74,7 @@ tb_configure_and_build() {
   if [ ! -f "$TB_BUILD/build.ninja" ]; then
     tb_log "configuring $TB_BUILD"
     cmake -S "$TB_ROOT" -B "$TB_BUILD" -G Ninja -DCMAKE_PREFIX_PATH="$prefix${TRAINBENCH_EXTRA_PREFIX:+;$TRAINBENCH_EXTRA_PREFIX}" \
+      -DTRAINBENCH_PYTHON="$py" \
       ${TRAINBENCH_CMAKE_ARGS:-} >"$TB_BUILD.configure.log" 2>&1 ||
       { cat "$TB_BUILD.configure.log" >&2; return 1; }
   fi
@@ -73,5 +85,6 @@ tb_configure_and_build() {
 tb_setup() {
   tb_install_apt
   tb_install_torch
+  tb_link_python_package
   tb_configure_and_build "$@"
 }

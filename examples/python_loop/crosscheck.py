@@ -6,6 +6,9 @@ accumulation 4 should agree within their intervals, and the ratio of step times 
 Python loop costs. Shapes and defaults are those of the C++ models and datasets
 (trainbench.builtin); settings.model_options and settings.dataset_options override them with the
 C++ option names (hidden, depth; d_model, heads, layers, ff; samples, features, classes; seq_len, vocab).
+
+`build` picks one of the two by the scenario's model name, so that one matrix runs both models in
+both loops (crosscheck.json: "axes": {"model": ["mlp", "transformer"], "loop": ["cpp", "python"]}).
 """
 import trainbench
 from trainbench import builtin
@@ -32,3 +35,10 @@ def build_transformer(settings: trainbench.Settings) -> trainbench.Components:
         loss_fn=builtin.lm_loss,
         batches=builtin.EpochBatches(tokens, targets, settings.batch, seed=settings.seed),
         tokens_per_sample=seq_len)
+
+
+def build(settings: trainbench.Settings) -> trainbench.Components:
+    builders = {"mlp": build_mlp, "transformer": build_transformer}
+    if settings.model not in builders:
+        raise ValueError(f"crosscheck.py builds {', '.join(builders)}; this scenario's model is {settings.model!r}")
+    return builders[settings.model](settings)

@@ -17,6 +17,8 @@ RUN = {"run": {"warmup": 1, "warmup_budget_s": 30, "min_steps": 2, "max_steps": 
     ("custom_step.py", "build", {"batch": 16}, "custom", 0),
     ("crosscheck.py", "build_mlp", {"batch": 64, "dataset_options": {"samples": 256}}, "components", 1585162),
     ("crosscheck.py", "build_transformer", {"batch": 8, "dataset_options": {"samples": 64}}, "components", 470784),
+    ("crosscheck.py", "build", {"model": "transformer", "batch": 8, "dataset_options": {"samples": 64}}, "components",
+     470784),
 ])
 def test_example_builds_and_runs(tmp_path, file, function, overrides, mode, parameters):
     overrides.setdefault("dataset_options", {})

@@ -115,6 +115,15 @@ def test_failed_scenario_is_dead_and_eof_exits_3(start_worker):
     assert w.close_stdin_and_wait() == 3
 
 
+def test_skip_from_the_users_function_is_skipped_with_its_reason(start_worker):
+    w = start_worker()
+    w.receive()
+    reply = w.request(build(COMPONENTS, user={"skip": "needs two GPUs"}))
+    assert reply == {"error": "needs two GPUs", "status": "skipped",
+                     "where": f"components_loop.py:{fixture_line('components_loop.py', 'SKIP-LINE')}"}
+    assert w.request(run()) == reply
+
+
 def test_invalid_build_then_eof(start_worker, tmp_path):
     w = start_worker()
     w.receive()

@@ -11,7 +11,8 @@ A matrix with ``"loop": "python"`` names a file and a factory function in it. Th
 The harness runs it in ``python -m trainbench.worker`` processes (see trainbench/worker.py).
 """
 from .api import Components, CustomStep, compile_model
+from .errors import Skip
 from .phases import PHASES, phase
 from .settings import Settings
 
-__all__ = ["Components", "CustomStep", "PHASES", "Settings", "compile_model", "phase"]
+__all__ = ["Components", "CustomStep", "PHASES", "Settings", "Skip", "compile_model", "phase"]

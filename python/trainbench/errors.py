@@ -8,6 +8,7 @@ protocol's error object::
 
 (``type``, ``where`` and ``field`` only when known.) :func:`classify` maps any exception to one:
 
+  * :class:`Skip` (raised by the user's code: this scenario cannot run here) -> ``skipped``;
   * ``torch.OutOfMemoryError``, ``MemoryError``, or a RuntimeError whose message says
     "out of memory" -> ``oom``;
   * any other exception -> ``failed``;
@@ -90,10 +91,18 @@ def where(exc: BaseException, user_file: str | None) -> str | None:
     return None
 
 
+class Skip(Exception):
+    """Raised by a user's function or step when a scenario cannot run as asked (``raise
+    trainbench.Skip("fused AdamW needs CUDA")``): it is recorded as skipped with that reason,
+    never measured as something else."""
+
+
 def classify(exc: BaseException, user_file: str | None = None) -> ScenarioError:
     """The ScenarioError that reports ``exc`` (an exception raised by or through user code)."""
     if isinstance(exc, ScenarioError):
         return exc
+    if isinstance(exc, Skip):
+        return ScenarioError("skipped", first_line(str(exc)) or "skipped by the user's code", where=where(exc, user_file))
     message = first_line(str(exc)) or type(exc).__name__
     status = "oom" if is_oom(exc) else "failed"
     return ScenarioError(status, message, type=type(exc).__name__, where=where(exc, user_file))

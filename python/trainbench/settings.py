@@ -39,6 +39,8 @@ class Settings:
     """One scenario's settings (the ``settings`` object of the protocol's ``build`` request)."""
 
     id: str = ""
+    model: str = ""    # the matrix's model name (a Python loop's function may build several)
+    dataset: str = ""  # the matrix's dataset name, empty when it names none
     device: str = "cpu"
     precision: str = "fp32"
     workers: int = 0

@@ -396,6 +396,56 @@ TEST(MatrixFiles, ShippedMatricesMatchTheMatrixSchema) {
     EXPECT_EQ(validate_with_schema(schema, kSource + "/tests/fixtures/matrices/" + fixture + ".json"), 1) << fixture;
 }
 
+// ------------------------------------------------------------------ the user's Python loop
+
+MatrixSpec parse_at(const json& j, const std::string& file) { return parse_matrix(j, file, full_catalog()); }
+
+TEST(PythonLoopMatrix, TheUsersModelFileCompileAndOwnAxes) {
+  const std::string file = kSource + "/tests/fixtures/matrices/inline.json";
+  const auto spec = parse_at({{"name", "m"},
+                              {"loop", "python"},
+                              {"model", "small_cnn"},  // the user's name: no registry to check it against
+                              {"python", {{"file", "../python-loop/fake_step_worker.py"}, {"function", "build_cnn"}}},
+                              {"axes", {{"compile", {"eager", "default"}}, {"user", {{"fused_loss", {false, true}}}}}}},
+                             file);
+  EXPECT_EQ(spec.defaults.python.file, kSource + "/tests/fixtures/python-loop/fake_step_worker.py")
+      << "relative to the matrix's folder, made absolute";
+  EXPECT_EQ(spec.defaults.python.function, "build_cnn");
+  const auto scenarios = expand(spec);
+  // The user's axes vary fastest, after compile.
+  EXPECT_EQ(ids(scenarios),
+            (std::vector<std::string>{"small_cnn/fp32/w0/a1/b32/python/fused_loss=false",
+                                      "small_cnn/fp32/w0/a1/b32/python/fused_loss=true",
+                                      "small_cnn/fp32/w0/a1/b32/python/compile-default/fused_loss=false",
+                                      "small_cnn/fp32/w0/a1/b32/python/compile-default/fused_loss=true"}));
+  EXPECT_EQ(scenarios[3].user_axes, json({{"fused_loss", true}}));
+  EXPECT_EQ(scenarios[3].compile, CompileMode::default_mode);
+  EXPECT_EQ(scenario_key(scenarios[3]).value("loop", ""), "python");
+  EXPECT_NE(scenario_key(scenarios[3]), scenario_key(scenarios[2])) << "the user's axes are part of the key";
+}
+
+TEST(PythonLoopMatrix, TheCppLoopsKeysAndIdsDoNotChange) {
+  // Scenarios measured before loops existed must still match in compare and the history.
+  const auto plain = expand(parse({{"name", "m"}}));
+  const auto explicit_cpp = expand(parse({{"name", "m"}, {"loop", "cpp"}, {"axes", {{"compile", "eager"}}}}));
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(explicit_cpp.size(), 1u);
+  EXPECT_EQ(scenario_key(plain[0]), scenario_key(explicit_cpp[0]));
+  EXPECT_FALSE(scenario_key(plain[0]).contains("loop"));
+  EXPECT_FALSE(scenario_key(plain[0]).contains("compile"));
+  EXPECT_EQ(scenario_id(plain[0]), "mlp/fp32/w0/a1/b32");
+}
+
+TEST(PythonLoopMatrix, OneModelInBothLoops) {
+  const auto spec = parse_at({{"name", "m"},
+                              {"python", {{"file", "../python-loop/fake_step_worker.py"}}},
+                              {"axes", {{"loop", {"cpp", "python"}}, {"compile", {"eager", "default"}}}},
+                              {"exclude", {{{"loop", "cpp"}, {"compile", "default"}}}}},
+                             kSource + "/tests/fixtures/matrices/inline.json");
+  EXPECT_EQ(ids(expand(spec)), (std::vector<std::string>{"mlp/fp32/w0/a1/b32", "mlp/fp32/w0/a1/b32/python",
+                                                         "mlp/fp32/w0/a1/b32/python/compile-default"}));
+}
+
 // ------------------------------------------------------------------ listing (golden)
 
 TEST(MatrixListing, SeedMatrixTable) {
@@ -542,7 +592,20 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"world_size_with_batch_max", "axes.world_size", "runs on one process"},
     BadInput{"long_value", "device",
              "unknown device 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
-    BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."}};
+    BadInput{"long_wrong_type", "name", "must be a string, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1..."},
+    // The user's Python loop (docs/python-loop.md).
+    BadInput{"loop_unknown", "loop", "unknown loop 'rust' (allowed: cpp, python)"},
+    BadInput{"python_loop_without_file", "python.file", "is required for a Python loop"},
+    BadInput{"python_file_missing", "python.file", "no_such_loop.py' is not a file"},
+    BadInput{"python_function_not_identifier", "python.function", "must be the name of a function"},
+    BadInput{"python_unknown_key", "python.fn", "unknown python key 'fn'"},
+    BadInput{"python_without_python_loop", "python", "every scenario runs the C++ loop"},
+    BadInput{"compile_on_cpp_loop", "axes.compile", "torch.compile applies to Python loops only"},
+    BadInput{"user_axis_builtin_name", "axes.user.precision", "is a built-in axis"},
+    BadInput{"user_axis_value_with_slash", "axes.user.data[0]", "a short text without '/'"},
+    BadInput{"user_axes_on_cpp_loop", "axes.user", "the C++ loop has nowhere to pass them"},
+    BadInput{"python_loop_data_parallel", "axes.world_size", "a Python loop runs in one process"},
+    BadInput{"python_loop_batch_max", "axes.batch", "give a Python loop's batch sizes"}};
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
                          [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });

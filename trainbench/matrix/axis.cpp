@@ -96,9 +96,10 @@ constexpr AxisValueRule kSwitch{.kind = AxisValueRule::Kind::boolean};
 
 AxisValueRule integers(int min, int max) { return {.kind = AxisValueRule::Kind::integer, .min = min, .max = max}; }
 
-// The id parts of the fields `keep` accepts; trailing parts last.
+// The id parts of the fields `keep` accepts; trailing parts last, then the user's own axes
+// ("/my_flag=true", by name) when `with_user`.
 template <typename Keep>
-std::string id_of(const ScenarioParams& p, Keep keep) {
+std::string id_of(const ScenarioParams& p, Keep keep, bool with_user = true) {
   std::string head, tail;
   for (const ScenarioAxis& axis : scenario_axes()) {
     if (!axis.id.shown || !keep(axis)) continue;
@@ -106,12 +107,20 @@ std::string id_of(const ScenarioParams& p, Keep keep) {
     if (axis.id.omitted_when != nullptr && text == axis.id.omitted_when) continue;
     (axis.id.trailing ? tail : head) += axis.id.prefix + (axis.id.shown_as ? std::string(axis.id.shown_as) : text);
   }
+  if (with_user && p.user_axes.is_object())
+    for (const auto& [name, value] : p.user_axes.items()) tail += "/" + name + "=" + axis_text(value);
   return head + tail;
 }
 
 // An axis that defines the workload or the ranks, not a setting to tune (ScenarioAxis::knob).
 ScenarioAxis not_a_knob(ScenarioAxis axis) {
   axis.knob = false;
+  return axis;
+}
+
+// An axis that scenario_key leaves out at `value` (ScenarioAxis::key_omitted_when).
+ScenarioAxis keyed_unless(ScenarioAxis axis, const char* value) {
+  axis.key_omitted_when = value;
   return axis;
 }
 
@@ -165,6 +174,16 @@ const std::vector<ScenarioAxis>& scenario_axes() {
       product<&ScenarioParams::optimizer_impl, &MatrixSpec::optimizer_impl>(
           "optimizer_impl", {.prefix = "/", .omitted_when = "for_loop", .trailing = true},
           {.header = "opt-impl", .hidden_when_all = "for_loop"}, choices<OptimizerImpl>(), "for_loop"),
+      // Whose loop: ".../python" for the user's Python loop (docs/python-loop.md), and how
+      // torch.compile compiled it (Python loops only).
+      keyed_unless(product<&ScenarioParams::loop, &MatrixSpec::loop>(
+                       "loop", {.prefix = "/", .omitted_when = "cpp", .trailing = true},
+                       {.header = "loop", .hidden_when_all = "cpp"}, choices<LoopKind>(), nullptr),
+                   "cpp"),
+      keyed_unless(product<&ScenarioParams::compile, &MatrixSpec::compile>(
+                       "compile", {.prefix = "/compile-", .omitted_when = "eager", .trailing = true},
+                       {.header = "compile", .hidden_when_all = "eager"}, choices<CompileMode>(), "eager"),
+                   "eager"),
   };
   return axes;
 }
@@ -188,10 +207,13 @@ std::string scenario_id_without_all(const ScenarioParams& p, const std::vector<s
 }
 
 std::string workload_of(const ScenarioParams& p) {
-  return id_of(p, [](const ScenarioAxis& axis) {
-    const std::string_view name = axis.name;
-    return name == "model" || name == "dataset";
-  });
+  return id_of(
+      p,
+      [](const ScenarioAxis& axis) {
+        const std::string_view name = axis.name;
+        return name == "model" || name == "dataset";
+      },
+      false);
 }
 
 json settings_key(const ScenarioParams& p) {

@@ -63,6 +63,9 @@ struct ScenarioAxis {
   const std::vector<std::string>* choices = nullptr;
   AxisIdPart id;
   AxisListingColumn listing;
+  // scenario_key leaves the field out at this value (an axis added after runs were recorded: their
+  // keys, written without it, still match); nullptr: always in the key.
+  const char* key_omitted_when = nullptr;
   bool splits_chart_series = true;  // scenarios that differ here are separate lines of a scaling chart
   // A setting whose effect on speed the reports estimate (measure/axis_effects.hpp): false for
   // what defines the workload (model, dataset, device) and for the ranks, which the scaling

@@ -2,6 +2,8 @@
 #include <trainbench/support/join.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -44,7 +46,9 @@ const std::vector<std::string>& matrix_keys() {
                                                 "test_crash",
                                                 "scaling",
                                                 "data_parallel",
-                                                "model_overrides"};
+                                                "model_overrides",
+                                                "loop",
+                                                "python"};
   return keys;
 }
 
@@ -159,7 +163,8 @@ const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
 const std::vector<std::string> kDeviceNames = {"cpu", "cuda", "auto"};
 
-bool contains(const std::vector<std::string>& items, const std::string& s) {
+template <typename T>
+bool contains(const std::vector<T>& items, const T& s) {
   return std::find(items.begin(), items.end(), s) != items.end();
 }
 
@@ -393,8 +398,38 @@ json parse_axis_selector(const Reader& r, const json& j, const std::string& fiel
   return out;
 }
 
+// The user's own axes: {"name": [values...]}, names that are identifiers and not built-in axes,
+// values that are booleans, numbers or short strings (they end up in ids).
+constexpr std::size_t kMaxUserAxes = 16;
+void parse_user_axes(const Reader& r, const json& user, MatrixSpec& spec) {
+  r.expect_object(user, "axes.user");
+  if (user.size() > kMaxUserAxes) r.fail("axes.user", "at most " + std::to_string(kMaxUserAxes) + " axes of your own");
+  for (const auto& [name, values] : user.items()) {
+    const std::string field = "axes.user." + text_excerpt(name, 40);
+    const bool identifier = !name.empty() && name.size() <= 40 && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                            std::all_of(name.begin(), name.end(),
+                                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!identifier) r.fail(field, "an axis name is letters, digits and _ (at most 40), not starting with a digit");
+    if (find_axis(name) != nullptr)
+      r.fail(field, "'" + name + "' is a built-in axis: write it as axes." + name + ", not under axes.user");
+    const auto list = r.axis<json>(values, field, [&](const json& v, const std::string& f) {
+      if (v.is_boolean() || v.is_number_integer()) return v;
+      if (v.is_number_float() && std::isfinite(v.get<double>())) return v;
+      if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().size() <= 40 &&
+          v.get<std::string>().find('/') == std::string::npos)
+        return v;
+      r.fail(f, "must be true/false, a number or a short text without '/' (it becomes part of scenario ids), got " +
+                    excerpt(v));
+    });
+    spec.user_axes.emplace_back(name, list);
+  }
+}
+
 void parse_axes(const Reader& r, const json& axes, MatrixSpec& spec, const MatrixParseOptions& options) {
-  r.expect_keys(axes, "axes", matrix_axis_names(), "axis");
+  std::vector<std::string> allowed = matrix_axis_names();
+  allowed.push_back("user");
+  r.expect_keys(axes, "axes", allowed, "axis");
+  if (axes.contains("user")) parse_user_axes(r, axes["user"], spec);
   for (const ScenarioAxis& axis : scenario_axes()) {
     if (!axis.product || !axes.contains(axis.name)) continue;
     const json& values = axes[axis.name];
@@ -423,6 +458,63 @@ void parse_dataset_options(const Reader& r, const json& j, ScenarioParams& p) {
   std::error_code ec;
   if (!create && !std::filesystem::exists(path, ec))
     r.fail("dataset_options.path", "'" + text_excerpt(path) + "' does not exist and dataset_options.create is false");
+}
+
+// "python": {"file": "my_loop.py", "function": "build"}: the file relative to the matrix's folder.
+void parse_python(const Reader& r, const json& j, PythonLoopSpec& py) {
+  r.expect_object(j, "python");
+  r.expect_keys(j, "python", {"file", "function", "timeout_s"}, "python key");
+  if (j.contains("timeout_s")) py.timeout_s = r.number(j["timeout_s"], "python.timeout_s", 0.0, true, kMaxTimeBudgetS);
+  if (!j.contains("file")) r.fail("python.file", "is required: the Python file that builds your training loop");
+  const std::string file = r.string(j["file"], "python.file");
+  namespace fs = std::filesystem;
+  fs::path path(file);
+  if (path.is_relative()) path = fs::path(r.file()).parent_path() / path;
+  std::error_code ec;
+  if (file.empty() || !fs::is_regular_file(path, ec))
+    r.fail("python.file",
+           "'" + text_excerpt(path.string()) + "' is not a file (a relative path is relative to the matrix)");
+  py.file = fs::absolute(path, ec).lexically_normal().string();
+  if (j.contains("function")) {
+    py.function = r.string(j["function"], "python.function");
+    const bool identifier = !py.function.empty() && !std::isdigit(static_cast<unsigned char>(py.function[0])) &&
+                            std::all_of(py.function.begin(), py.function.end(),
+                                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!identifier)
+      r.fail("python.function", "must be the name of a function in " + file + ", got " + excerpt(j["function"]));
+  }
+}
+
+// Whether the matrix (axes.loop, else the top-level loop) has scenarios of trainbench's own C++
+// loop: their model names are checked against the registry; a Python loop's are the user's.
+bool has_cpp_loop(const json& j) {
+  if (j.contains("axes") && j["axes"].is_object() && j["axes"].contains("loop") && j["axes"]["loop"].is_array())
+    return std::any_of(j["axes"]["loop"].begin(), j["axes"]["loop"].end(), [](const json& v) { return v != "python"; });
+  return !(j.contains("loop") && j["loop"] == "python");
+}
+
+// The loop, compile and user axes against each other and the other settings, scenario by scenario.
+void check_loops(const Reader& r, const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {
+  const bool any_python = contains(spec.loop, LoopKind::python);
+  if (any_python && spec.defaults.python.file.empty())
+    r.fail("python.file", "is required for a Python loop (\"loop\": \"python\"): the file that builds it");
+  if (!any_python && !spec.defaults.python.file.empty())
+    r.fail("python", "names a Python loop's code, but every scenario runs the C++ loop (add \"loop\": \"python\")");
+  if (!any_python && !spec.user_axes.empty())
+    r.fail(
+        "axes.user",
+        "your own axes go to a Python loop's function (\"loop\": \"python\"); the C++ loop has nowhere to pass them");
+  for (const ScenarioParams& p : scenarios) {
+    if (p.loop == LoopKind::cpp && p.compile != CompileMode::eager)
+      r.fail("axes.compile", "torch.compile applies to Python loops only: " + scenario_id(p) +
+                                 " runs the C++ loop (exclude it: \"exclude\": [{\"loop\": \"cpp\", \"compile\": \"" +
+                                 to_string(p.compile) + "\"}])");
+    if (p.loop == LoopKind::python && p.world_size > 1)
+      r.fail("axes.world_size", "a Python loop runs in one process: data-parallel Python loops (" + scenario_id(p) +
+                                    ") are not supported");
+  }
+  if (any_python && spec.batch_search)
+    r.fail("axes.batch", "\"max\" (a capacity search) probes trainbench's C++ loop; give a Python loop's batch sizes");
 }
 
 // {model: {"model_options", "dataset_options"}} for models of this matrix, objects each.
@@ -516,7 +608,9 @@ std::vector<std::size_t> product_sizes(const MatrixSpec& spec) {
 
 void check_scenario_count(const Reader& r, const MatrixSpec& spec) {
   std::size_t count = 1;
-  for (const std::size_t n : product_sizes(spec)) {
+  auto sizes = product_sizes(spec);
+  for (const auto& [name, values] : spec.user_axes) sizes.push_back(values.size());
+  for (const std::size_t n : sizes) {
     if (n > kMaxScenarios / count)
       r.fail("axes", "the axes multiply to more than " + std::to_string(kMaxScenarios) +
                          " scenarios (split the matrix into several files)");
@@ -666,11 +760,19 @@ void settle_baseline(const Reader& r, MatrixSpec& spec, const std::vector<std::s
 
 json read_matrix_json(const std::string& path) { return read_json_file(path, "matrix file"); }
 
-MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options,
+MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixParseOptions& options_in,
                         const std::vector<std::string>& set_overrides) {
   const Reader r(file);
   if (!j.is_object()) r.fail("", "a matrix file must be a JSON object, got " + std::string(j.type_name()));
   r.expect_keys(j, "", matrix_keys(), "top-level key");
+  // A Python loop's model is whatever the user's function builds: no registry to check it against.
+  MatrixParseOptions python_options;
+  if (!has_cpp_loop(j)) {
+    python_options = options_in;
+    python_options.known_models.clear();
+    python_options.model_specs.clear();
+  }
+  const MatrixParseOptions& options = has_cpp_loop(j) ? options_in : python_options;
 
   MatrixSpec spec;
   spec.file = file;
@@ -718,6 +820,8 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     spec.hold_effective_batch = r.boolean(j["hold_effective_batch"], "hold_effective_batch");
   if (j.contains("scaling")) d.scaling = r.choice<ScalingMode>(j["scaling"], "scaling", "scaling");
   if (j.contains("data_parallel")) parse_data_parallel(r, j["data_parallel"], d.data_parallel);
+  if (j.contains("loop")) d.loop = r.choice<LoopKind>(j["loop"], "loop", "loop");
+  if (j.contains("python")) parse_python(r, j["python"], d.python);
 
   if (j.contains("axes")) parse_axes(r, j["axes"], spec, options);
   // An axis the matrix does not list has one value: the defaults' (the top-level model, fp32...).
@@ -760,6 +864,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
   const auto scenarios = expand(spec);
   if (scenarios.empty()) r.fail("exclude", "excludes every scenario of the matrix");
+  check_loops(r, spec, scenarios);
   check_batches_fit_datasets(r, spec, options, scenarios);
   settle_baseline(r, spec, set_overrides);
   return spec;
@@ -861,7 +966,19 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
       throw InputError(spec.file, "axes.batch/axes.world_size",
                        "scaling \"strong\": micro-batch " + std::to_string(micro) + " is not divisible by world_size " +
                            std::to_string(p.world_size) + " (exclude this combination or change the values)");
-    out.push_back(std::move(p));
+    // The user's axes vary fastest: their first values come first (the baseline's).
+    std::vector<std::size_t> user_sizes;
+    for (const auto& [name, values] : spec.user_axes) user_sizes.push_back(values.size());
+    if (user_sizes.empty()) {
+      out.push_back(std::move(p));
+      return;
+    }
+    for_each_combination(user_sizes, [&](const std::vector<std::size_t>& chosen) {
+      ScenarioParams q = p;
+      for (std::size_t a = 0; a < chosen.size(); ++a)
+        q.user_axes[spec.user_axes[a].first] = spec.user_axes[a].second[chosen[a]];
+      out.push_back(std::move(q));
+    });
   });
   return out;
 }

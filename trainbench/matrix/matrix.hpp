@@ -47,6 +47,11 @@ struct MatrixSpec {
   std::vector<OptimizerImpl> optimizer_impl;
   std::vector<bool> cudnn_benchmark;
   std::vector<bool> cuda_graphs;
+  std::vector<LoopKind> loop;
+  std::vector<CompileMode> compile;
+  // The user's own axes ("axes": {"user": {"my_flag": [false, true]}}), by name: multiplied after
+  // the built-in ones, passed to a Python loop's function, shown at the end of ids.
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> user_axes;
 
   // {model: {"model_options": {...}, "dataset_options": {...}}}: merged over the matrix's options
   // for that model's scenarios (models whose datasets take different options in one matrix).

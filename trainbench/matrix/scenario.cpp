@@ -13,7 +13,13 @@ std::string scenario_id(const ScenarioParams& p) { return scenario_id_without(p,
 
 nlohmann::json scenario_key(const ScenarioParams& p) {
   nlohmann::json key = nlohmann::json::object();
-  for (const ScenarioAxis& axis : scenario_axes()) key[axis.name] = axis.value(p);
+  for (const ScenarioAxis& axis : scenario_axes()) {
+    nlohmann::json value = axis.value(p);
+    // Axes added after runs were recorded leave their default out: older keys still match.
+    if (axis.key_omitted_when != nullptr && value == axis.key_omitted_when) continue;
+    key[axis.name] = std::move(value);
+  }
+  if (!p.user_axes.empty()) key["user"] = p.user_axes;
   return key;
 }
 
@@ -29,6 +35,7 @@ std::string scenarios_digest(const std::vector<ScenarioParams>& scenarios) {
     if (p.weight_decay != 0.0) k["weight_decay"] = p.weight_decay;  // older digests unchanged
     k["stopping"] = p.stopping;
     if (is_data_parallel(p)) k["data_parallel"] = p.data_parallel;
+    if (p.loop == LoopKind::python) k["python"] = {{"file", p.python.file}, {"function", p.python.function}};
     all.push_back(std::move(k));
   }
   std::uint64_t h = 14695981039346656037ULL;
@@ -93,6 +100,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["contention"] = p.contention;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
   if (is_data_parallel(p)) j["data_parallel"] = p.data_parallel;
+  if (p.loop == LoopKind::python) j["python"] = {{"file", p.python.file}, {"function", p.python.function}};
 }
 void from_json(const nlohmann::json& j, ScenarioParams& p) {
   for (const ScenarioAxis& axis : scenario_axes()) axis.read(j, axis.name, p);  // each names its key
@@ -117,6 +125,11 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
     p.data_parallel = within("data_parallel", [&] { return j.at("data_parallel").get<DataParallelOptions>(); });
   if (j.contains("contention"))
     p.contention = within("contention", [&] { return j.at("contention").get<ContentionThresholds>(); });
+  if (const auto user = j.find("user"); user != j.end() && user->is_object()) p.user_axes = *user;
+  if (const auto py = j.find("python"); py != j.end() && py->is_object()) {
+    p.python.file = text_field(*py, "file", "");
+    p.python.function = text_field(*py, "function", p.python.function);
+  }
 }
 
 }  // namespace tb

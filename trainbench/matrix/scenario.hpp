@@ -51,6 +51,14 @@ struct DataParallelOptions {
   double bucket_mb = 25.0;  // DDP's default bucket_cap_mb
 };
 
+// Where a Python loop's code is (docs/python-loop.md): the user's file and the function that
+// builds a scenario from its settings, run by `python -m trainbench.worker`.
+struct PythonLoopSpec {
+  std::string file;                // absolute (the matrix names it relative to itself)
+  std::string function = "build";  // called with the scenario's settings
+  double timeout_s = 600;          // a worker silent this long (hung) is killed: "crashed"
+};
+
 struct ScenarioParams {
   std::string model = "mlp";
   std::string dataset;                  // empty: the model's default dataset
@@ -80,6 +88,14 @@ struct ScenarioParams {
   OptimizerImpl optimizer_impl = OptimizerImpl::for_loop;  // foreach, fused: how the optimizer's update runs
   bool cudnn_benchmark = false;                            // cuDNN picks convolution algorithms by timing them
   bool cuda_graphs = false;                                // the whole step captured once, then replayed
+  // Whose loop runs the scenario: trainbench's C++ one, or the user's Python code in a worker
+  // process (docs/python-loop.md), compiled by torch.compile in `compile` mode (Python only).
+  LoopKind loop = LoopKind::cpp;
+  CompileMode compile = CompileMode::eager;
+  PythonLoopSpec python;  // a Python loop's file and function
+  // The user's own axes and this scenario's values ({"fused_loss": true}): passed to a Python
+  // loop's function, shown in the id, part of the key; an empty object when there are none.
+  nlohmann::json user_axes = nlohmann::json::object();
   std::uint64_t seed = 42;
   nlohmann::json dataset_options = nlohmann::json::object();  // e.g. {"samples": 2048, "path": "..."}
   nlohmann::json model_options = nlohmann::json::object();    // e.g. {"hidden": 256}

@@ -1,5 +1,5 @@
 // The scenario parameters that take one of a fixed set of names (device, optimizer, scaling,
-// reducer, memory format, optimizer implementation) as enums. The names are parsed once, where a
+// reducer, memory format, optimizer implementation, loop, compile mode) as enums. The names are parsed once, where a
 // matrix or a results file is read; everything after compares enum values, and the names come
 // back only in ids, keys and JSON through to_string, spelled as matrices write them.
 #pragma once
@@ -18,6 +18,11 @@ enum class ScalingMode { weak, strong };       // strong: the matrix's batch is 
 enum class ReducerMode { automatic, always };  // "auto": c10d's Reducer only with several ranks
 enum class MemoryFormatKind { contiguous, channels_last };
 enum class OptimizerImpl { for_loop, foreach, fused };
+// Whose training loop measures the scenario: trainbench's C++ one, or the user's Python code run
+// by a worker process (docs/python-loop.md).
+enum class LoopKind { cpp, python };
+// torch.compile's modes, Python loops only; eager: not compiled.
+enum class CompileMode { eager, default_mode, reduce_overhead, max_autotune, max_autotune_no_cudagraphs };
 
 // Each enum's names, in enum order: what matrices, ids and results.json write.
 template <typename E>
@@ -45,6 +50,16 @@ struct ChoiceNames<MemoryFormatKind> {
 template <>
 struct ChoiceNames<OptimizerImpl> {
   static constexpr std::array<std::string_view, 3> names = {"for_loop", "foreach", "fused"};
+};
+
+template <>
+struct ChoiceNames<LoopKind> {
+  static constexpr std::array<std::string_view, 2> names = {"cpp", "python"};
+};
+template <>
+struct ChoiceNames<CompileMode> {
+  static constexpr std::array<std::string_view, 5> names = {"eager", "default", "reduce-overhead", "max-autotune",
+                                                            "max-autotune-no-cudagraphs"};
 };
 
 template <typename E>

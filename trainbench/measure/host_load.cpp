@@ -4,9 +4,13 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -82,6 +86,60 @@ LoadSnapshot take_load_snapshot() {
   if (const long tck = sysconf(_SC_CLK_TCK); tck > 0) s.ticks_per_s = tck;
   if (const long n = sysconf(_SC_NPROCESSORS_ONLN); n > 0) s.num_cpus = static_cast<int>(n);
   return s;
+}
+
+std::optional<ProcStat> parse_proc_pid_stat(std::string_view text) {
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so fields count from the
+  // last ')'. After it: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
+  const auto close = text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::istringstream in{std::string(text.substr(close + 1))};
+  std::string state;
+  long long fields[15] = {};
+  in >> state;
+  for (long long& f : fields)
+    if (!(in >> f)) return std::nullopt;
+  // fields[0] is ppid (field 4); utime is field 14, i.e. fields[10].
+  ProcStat out;
+  out.ppid = static_cast<int>(fields[0]);
+  for (int i = 10; i <= 13; ++i) {
+    if (fields[i] < 0) return std::nullopt;
+    out.ticks += static_cast<std::uint64_t>(fields[i]);
+  }
+  return out;
+}
+
+std::optional<double> process_tree_cpu_seconds(int pid) {
+#ifdef __linux__
+  namespace fs = std::filesystem;
+  std::map<int, ProcStat> all;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    int p = 0;
+    if (std::from_chars(name.data(), name.data() + name.size(), p).ec != std::errc() || p <= 0) continue;
+    const auto text = read_text_file("/proc/" + name + "/stat");
+    if (!text) continue;  // it ended meanwhile
+    if (const auto st = parse_proc_pid_stat(*text)) all[p] = *st;
+  }
+  if (ec || !all.contains(pid)) return std::nullopt;
+  std::uint64_t ticks = 0;
+  std::vector<int> todo = {pid};
+  std::set<int> seen;
+  while (!todo.empty()) {
+    const int p = todo.back();
+    todo.pop_back();
+    if (!seen.insert(p).second) continue;
+    ticks += all[p].ticks;
+    for (const auto& [child, st] : all)
+      if (st.ppid == p) todo.push_back(child);
+  }
+  const long tck = sysconf(_SC_CLK_TCK);
+  return static_cast<double>(ticks) / static_cast<double>(tck > 0 ? tck : 100);
+#else
+  (void)pid;
+  return std::nullopt;
+#endif
 }
 
 void DisturbanceMeter::begin() { begin(take_load_snapshot()); }

@@ -55,6 +55,20 @@ struct LoadSnapshot {
 // Reads the live system; never throws.
 LoadSnapshot take_load_snapshot();
 
+// CPU seconds (user + system) of process `pid` and all its descendants, the ones they already
+// reaped included (/proc/PID/stat's utime, stime, cutime, cstime); nullopt when /proc cannot
+// tell. A Python loop runs in a worker process with data-loader processes of its own: their CPU
+// is the scenario's own, not another process's (add it to LoadSnapshot::own_cpu_s).
+std::optional<double> process_tree_cpu_seconds(int pid);
+
+// The fields after a /proc/PID/stat line's "(comm)": the parent's pid and utime + stime +
+// cutime + cstime in ticks; nullopt when malformed.
+struct ProcStat {
+  int ppid = 0;
+  std::uint64_t ticks = 0;
+};
+std::optional<ProcStat> parse_proc_pid_stat(std::string_view text);
+
 // When a scenario counts as contended. The defaults are the documented contract:
 //  - other processes used >= 0.25 CPU cores on average over the measured segments (a quarter
 //    of a core taken from a training loop shows up as noise well past a 5% comparison

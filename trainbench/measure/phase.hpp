@@ -4,6 +4,8 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <optional>
+#include <string_view>
 
 namespace tb {
 
@@ -13,5 +15,12 @@ inline constexpr std::array<const char*, kPhaseCount> kPhaseNames = {"data_wait"
                                                                      "backward",  "optimizer", "comm"};
 
 inline constexpr const char* to_string(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
+
+// The phase named `name` (a Python loop's reply names them); nullopt for any other name.
+inline std::optional<Phase> parse_phase(std::string_view name) {
+  for (std::size_t i = 0; i < kPhaseCount; ++i)
+    if (name == kPhaseNames[i]) return static_cast<Phase>(i);
+  return std::nullopt;
+}
 
 }  // namespace tb

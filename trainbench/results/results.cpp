@@ -126,6 +126,7 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j["extra"] = r.extra.is_object() ? r.extra : nlohmann::json::object();
   write_section(j["extra"], "comparison", r.comparison);
   write_section(j["extra"], "loss_parity", r.loss_parity);
+  write_section(j["extra"], "python_loop", r.python_loop);
   write_section(j["extra"], "data_parallel", r.data_parallel);
   write_section(j["extra"], "profile", r.profile);
   write_section(j["extra"], "capacity", r.capacity);
@@ -184,6 +185,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   within("extra", [&] {
     read_section(r.extra, "comparison", r.comparison);
     read_section(r.extra, "loss_parity", r.loss_parity);
+    read_section(r.extra, "python_loop", r.python_loop);
     read_section(r.extra, "data_parallel", r.data_parallel);
     read_section(r.extra, "profile", r.profile);
     read_section(r.extra, "capacity", r.capacity);

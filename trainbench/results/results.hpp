@@ -91,6 +91,7 @@ struct ScenarioResult {
   // results.json they sit under "extra" by these names.
   std::optional<ComparisonSection> comparison;
   std::optional<LossParitySection> loss_parity;
+  std::optional<PythonLoopSection> python_loop;
   std::optional<ProfileSection> profile;
   std::optional<ScenarioCapacitySection> capacity;
   std::optional<DataParallelSection> data_parallel;

@@ -155,6 +155,27 @@ void from_json(const nlohmann::json& j, ComparisonSection& s) {
   s.verdict = field_text(j, "verdict");
 }
 
+void to_json(nlohmann::json& j, const PythonLoopSection& s) {
+  j = {{"python_version", s.python_version},
+       {"torch_version", s.torch_version},
+       {"mode", s.mode},
+       {"log", s.log},
+       {"build_s", s.build_s},
+       {"parameters", s.parameters}};
+  if (s.first_step_s) j["first_step_s"] = *s.first_step_s;
+  if (s.recompiles) j["recompiles"] = *s.recompiles;
+}
+void from_json(const nlohmann::json& j, PythonLoopSection& s) {
+  s.python_version = field_text(j, "python_version");
+  s.torch_version = field_text(j, "torch_version");
+  s.mode = field_text(j, "mode");
+  s.log = field_text(j, "log");
+  s.build_s = field_number(j, "build_s");
+  s.parameters = field_integer(j, "parameters");
+  s.first_step_s = optional_number(j, "first_step_s");
+  if (const auto r = optional_number(j, "recompiles")) s.recompiles = static_cast<std::int64_t>(*r);
+}
+
 void to_json(nlohmann::json& j, const LossParitySection& s) {
   j = {{"reference_id", s.reference_id},
        {"rel_drift", s.rel_drift},

@@ -46,6 +46,20 @@ struct LossParitySection {
 // Whether a scenario's loss drifted past its tolerance (no check: no drift).
 inline bool loss_drifted(const std::optional<LossParitySection>& lp) { return lp && !lp->ok; }
 
+// extra.python_loop: a scenario measured in the user's Python loop (docs/python-loop.md), by a
+// worker process with its own interpreter and torch.
+struct PythonLoopSection {
+  std::string python_version, torch_version;  // the worker's
+  std::string mode;                           // "components" (trainbench runs the step) or "custom"
+  std::string log;                            // the worker's stderr, relative to the results folder
+  double build_s = 0;                         // the user's function: model, optimizer, data
+  std::int64_t parameters = 0;                // the model's (components mode)
+  // torch.compile: the first step, which compiles, timed alone and never measured; and how many
+  // times the model was compiled again after it.
+  std::optional<double> first_step_s;
+  std::optional<std::int64_t> recompiles;
+};
+
 // extra.profile: the profiling pass of one scenario (profiling/torch/profile_pass.cpp).
 struct ProfileSection {
   std::map<std::string, std::string> traces;  // kind (host, kineto) -> path relative to the results dir
@@ -237,6 +251,8 @@ struct SummarySection {
 
 void to_json(nlohmann::json& j, const ComparisonSection& s);
 void from_json(const nlohmann::json& j, ComparisonSection& s);
+void to_json(nlohmann::json& j, const PythonLoopSection& s);
+void from_json(const nlohmann::json& j, PythonLoopSection& s);
 void to_json(nlohmann::json& j, const LossParitySection& s);
 void from_json(const nlohmann::json& j, LossParitySection& s);
 void to_json(nlohmann::json& j, const ProfileSection& s);

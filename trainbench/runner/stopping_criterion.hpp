@@ -11,6 +11,13 @@
 
 namespace tb {
 
+// A segment's rule as numbers, for an executor that runs the segment elsewhere (a Python loop's
+// worker) and applies it there: stop at max_steps, or at min_steps once budget_s is measured.
+struct SegmentLimits {
+  int min_steps = 1, max_steps = 1;
+  double budget_s = 0;
+};
+
 class StoppingCriterion {
  public:
   virtual ~StoppingCriterion() = default;
@@ -19,6 +26,9 @@ class StoppingCriterion {
   virtual bool segment_done(int steps, double measured_s) const = 0;
   // Wall time one segment is meant to take; also bounds its re-warm steps.
   virtual double segment_budget_s() const = 0;
+  // segment_done's rule as limits; a criterion that cannot say it in these terms cannot drive a
+  // remote segment (throws std::logic_error).
+  virtual SegmentLimits segment_limits() const = 0;
   // The scenario's timing so far is good enough: no extra rounds needed.
   virtual bool converged(const Distribution& timing) const = 0;
   // results.json's stop_reason for a scenario that ended with `timing`.
@@ -33,6 +43,7 @@ class IntervalStoppingCriterion final : public StoppingCriterion {
   explicit IntervalStoppingCriterion(const StoppingRule& rule);
   bool segment_done(int steps, double measured_s) const override;
   double segment_budget_s() const override { return segment_budget_s_; }
+  SegmentLimits segment_limits() const override { return {segment_min_, segment_max_, segment_budget_s_}; }
   bool converged(const Distribution& timing) const override;
   const char* stop_reason(const Distribution& timing) const override;
 

@@ -24,6 +24,7 @@
 #include <trainbench/runner/run_folder_lock.hpp>
 #include <trainbench/runner/shard.hpp>
 #include <trainbench/runner/torch/environment.hpp>
+#include <trainbench/runner/torch/python_loop_check.hpp>
 #include <trainbench/runner/torch/rank_protocol.hpp>
 #include <trainbench/runner/torch/runner.hpp>
 #include <trainbench/support/error.hpp>
@@ -115,6 +116,7 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
 void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, ConsoleProgress& console) {
   auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
   spec = std::move(loaded.spec);
+  check_python_loops(expand(spec), a.matrix);  // a Python loop's file and function, before anything runs
   options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
   options.isolate = a.isolate.value_or(loaded.isolation.isolate);
   options.set_overrides = a.sets;
@@ -306,6 +308,10 @@ int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
   TB_CHECK_INPUT(!p.positionals().empty(), "command line", "MATRIX", "trainbench capacity needs a matrix file");
   const RunArgs a = read_run_args(p);
   const MatrixSpec spec = load_matrix(a.matrix, default_parse_options(), a.sets);
+  for (const ScenarioParams& s : expand(spec))
+    TB_CHECK_INPUT(s.loop == LoopKind::cpp, a.matrix, "loop",
+                   "trainbench capacity probes trainbench's C++ loop; " + scenario_id(s) +
+                       " is a Python loop (docs/python-loop.md): run it with its batch sizes instead");
   RunOptions options;
   options.run_id = make_run_id(spec) + "-capacity";
   options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;

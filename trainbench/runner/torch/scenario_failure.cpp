@@ -7,6 +7,7 @@
 
 #include <trainbench/capacity/memory_probe.hpp>
 #include <trainbench/runner/cpu_oom.hpp>
+#include <trainbench/runner/python_loop_worker.hpp>
 #include <trainbench/runner/torch/scenario_session.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -34,6 +35,16 @@ void record_failure(ScenarioResult& r, const ScenarioParams& params, std::except
     const auto oom = cpu_oom_message(what);
     r.status = oom ? ScenarioStatus::oom : ScenarioStatus::failed;
     r.message = oom ? *oom : what;
+  } catch (const PythonLoopError& e) {
+    // The user's code, as the worker classified it: skipped, oom, failed (invalid too). A loss
+    // that diverged before any measured step leaves nothing to label: failed, saying so (after
+    // measured steps the session keeps them and labels the scenario diverged itself).
+    const std::string& st = e.status();
+    r.status = st == "skipped" ? ScenarioStatus::skipped : st == "oom" ? ScenarioStatus::oom : ScenarioStatus::failed;
+    r.message = (st == "diverged" ? "diverged before any measured step: " : "") + std::string(e.what());
+  } catch (const PythonWorkerCrashed& e) {
+    r.status = ScenarioStatus::crashed;
+    r.message = e.what();
   } catch (const std::bad_alloc&) {
     r.status = ScenarioStatus::oom;
     r.message = cpu_bad_alloc_message();

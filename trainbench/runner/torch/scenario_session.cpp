@@ -26,8 +26,10 @@
 #include <trainbench/profiling/rank_trace_merge.hpp>
 #include <trainbench/profiling/torch/profile_pass.hpp>
 #include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/python_loop_worker.hpp>
 #include <trainbench/runner/stopping_criterion.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/safe_file_stem.hpp>
 #include <trainbench/training/torch/batch_stream.hpp>
 #include <trainbench/training/torch/c10d_adapter.hpp>
 #include <trainbench/training/torch/optimisation_settings.hpp>
@@ -174,6 +176,14 @@ struct ScenarioSession::State {
   DisturbanceMeter disturbance;
   std::optional<GpuSampler> gpu;      // NVML clocks, temperature, throttling at segment edges
   std::optional<EnergyMeter> energy;  // NVML or RAPL energy counter at segment edges
+  // A Python loop (params.loop python): the worker process that runs its steps, what it said about
+  // itself, and the phases it measured (a custom step marks only some).
+  std::unique_ptr<PythonLoopWorker> python;
+  PythonLoopSection python_section;
+  std::array<bool, kPhaseCount> python_phases{};
+  long long python_tokens_per_sample = 0;
+  long long python_samples_per_step = 0;       // the worker's count (a custom step may say its own)
+  std::optional<std::string> python_diverged;  // the worker's message, once the loss stopped being finite
 
   bool warmed_up = false;
   int unmeasured_steps = 0;  // warm-up plus every segment's re-warm
@@ -230,6 +240,12 @@ ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions&
   torch::manual_seed(p.seed);
 
   s.profile_pass.emplace(p, options.profile, p.world_size > 1 ? options.world->rank() : -1);
+  if (p.loop == LoopKind::python) {
+    start_python_loop(s);
+    if (s.device.is_cuda() && NvmlLibrary::shared().available())
+      s.gpu.emplace(NvmlLibrary::shared(), std::vector<unsigned>{static_cast<unsigned>(s.device.index())});
+    return;
+  }
   s.source = make_source(p);
   if (p.world_size > 1) s.source = std::make_shared<ShardedSource>(s.source, options.world->rank(), p.world_size);
   s.model = Registry::instance().model(p.model).factory(p.model_options, s.source->info());
@@ -315,11 +331,120 @@ void ScenarioSession::gather_rank_traces(State& s, ProfileSection& profile) {
   profile.traces["ranks"] = merged;
 }
 
+// A Python loop's profiling window: torch.profiler in the worker, ProfilerStep# per step and a
+// record_function (and NVTX range on a GPU) per phase, written as the run's "python" trace.
+ProfileSection ScenarioSession::profile_python(State& s) {
+  namespace fs = std::filesystem;
+  const std::string rel = "traces/" + profiling::trace_file_name(scenario_id(s.params), "python", false);
+  const fs::path full = fs::absolute(fs::path(s.options.out_dir) / rel);
+  fs::create_directories(full.parent_path());
+  ProfileSection profile;
+  profile.window_steps =
+      s.python->profile(s.params.profile.window, full.string(), s.params.profile.nvtx, [] { return interrupted(); });
+  profile.traces["python"] = rel;
+  return profile;
+}
+
 const ScenarioParams& ScenarioSession::params() const { return s_->params; }
 int ScenarioSession::segments() const { return static_cast<int>(s_->segments.size()); }
 
+// The worker's stderr (the user's prints and warnings) goes to DIR/logs/<id>.python.log, kept
+// beside the results; quoted when the worker crashes.
+void ScenarioSession::start_python_loop(State& s) {
+  namespace fs = std::filesystem;
+  const ScenarioParams& p = s.params;
+  const std::string stem = safe_file_stem(scenario_id(p)) + ".python.log";
+  std::string log;
+  if (!s.options.out_dir.empty()) {
+    fs::create_directories(fs::path(s.options.out_dir) / "logs");
+    log = (fs::path(s.options.out_dir) / "logs" / stem).string();
+    s.python_section.log = "logs/" + stem;
+  } else {
+    log = (fs::temp_directory_path() / ("trainbench-" + std::to_string(::getpid()) + "-" + stem)).string();
+  }
+  s.python = std::make_unique<PythonLoopWorker>(PythonRuntime::from_environment(), log, p.python.timeout_s);
+  const std::string device = s.device.is_cuda() ? "cuda:" + std::to_string(s.device.index()) : "cpu";
+  const PythonBuilt built =
+      s.python->build(p.python, python_settings(p, device, at::get_num_threads()), [] { return interrupted(); });
+  PythonLoopSection& py = s.python_section;
+  py.python_version = s.python->python_version();
+  py.torch_version = s.python->torch_version();
+  py.mode = built.mode;
+  py.build_s = built.build_s;
+  py.parameters = built.parameters;
+  s.python_tokens_per_sample = built.tokens_per_sample;
+  s.python_samples_per_step = built.samples_per_step;
+}
+
+// One segment in the worker: the warm-up and the measured steps run there, by the stopping
+// criterion's limits, and come back in one reply. Host load is metered over the whole request,
+// with the worker's CPU (and its data-loader processes') counted as this scenario's own.
+void ScenarioSession::run_python_segment(State& s, int round) {
+  if (s.python_diverged) return;  // nothing more to measure: finish() labels it
+  const ScenarioParams& p = s.params;
+  const SegmentLimits limits = s.criterion->segment_limits();
+  PythonRunRequest request;
+  request.warmup = s.warmed_up ? p.stopping.segment_warmup : p.stopping.warmup_steps;
+  request.warmup_budget_s = s.warmed_up ? s.criterion->segment_budget_s() : p.stopping.time_budget_s;
+  request.min_steps = limits.min_steps;
+  request.max_steps = limits.max_steps;
+  request.budget_s = limits.budget_s;
+  const auto snapshot = [&] {
+    LoadSnapshot at = take_load_snapshot();
+    const auto worker = process_tree_cpu_seconds(s.python->pid());
+    if (at.own_cpu_s && worker) *at.own_cpu_s += *worker;
+    else at.own_cpu_s.reset();  // unknown: the meter then says so rather than blame other processes
+    return at;
+  };
+  Segment seg;
+  seg.round = round;
+  seg.started_s = std::chrono::duration<double>(Clock::now() - s.run_start).count();
+  if (s.gpu) s.gpu->sample();
+  s.disturbance.begin(snapshot());
+  PythonSegment reply;
+  try {
+    reply = s.python->run(request, [] { return interrupted(); });
+  } catch (const PythonLoopError& e) {
+    s.disturbance.cancel();
+    if (e.status() != "diverged" || s.measured.empty()) throw;
+    // As the C++ loop's divergence: the measured steps stay, and the scenario is labelled.
+    s.python_diverged = e.what();
+    return;
+  } catch (...) {
+    s.disturbance.cancel();
+    throw;
+  }
+  s.disturbance.end(snapshot());
+  if (s.gpu) s.gpu->sample();
+  s.warmed_up = true;
+  s.unmeasured_steps += reply.warmup_steps;
+  s.loss_curve.insert(s.loss_curve.end(), reply.unmeasured_loss.begin(), reply.unmeasured_loss.end());
+  for (std::size_t i = 0; i < kPhaseCount; ++i) s.python_phases[i] = s.python_phases[i] || !reply.phase_s[i].empty();
+  for (std::size_t k = 0; k < reply.step_s.size(); ++k) {
+    StepSample sample;
+    sample.step_s = reply.step_s[k];
+    sample.loss = reply.loss[k];
+    for (std::size_t i = 0; i < kPhaseCount; ++i)
+      if (!reply.phase_s[i].empty()) sample.phase_s[i] = reply.phase_s[i][k];
+    s.measured.push_back(sample);
+    s.loss_curve.push_back(sample.loss);
+  }
+  seg.steps = static_cast<int>(reply.step_s.size());
+  seg.median_s = stats::median(reply.step_s);
+  s.segments.push_back(seg);
+  if (reply.first_step_s) s.python_section.first_step_s = reply.first_step_s;
+  if (reply.recompiles) s.python_section.recompiles = reply.recompiles;
+  if (reply.peak_bytes) {
+    MemoryStats m = s.memory.value_or(MemoryStats{});
+    auto& peak = s.device.is_cuda() ? m.peak_allocated_bytes : m.peak_rss_bytes;
+    peak = std::max<std::int64_t>(peak, *reply.peak_bytes);
+    s.memory = m;
+  }
+}
+
 void ScenarioSession::run_segment(int round) {
   auto& s = *s_;
+  if (s.python) return run_python_segment(s, round);
   const ScenarioParams& p = s.params;
   TB_NVTX_SCENARIO(scenario_id(p));
   const PrecisionGuard precision_guard(p.precision);
@@ -414,13 +539,16 @@ ScenarioResult ScenarioSession::State::result() const {
   r.stop_reason = criterion->stop_reason(r.step_time_s);
   if (r.step_time_s.median > 0) {
     // Data-parallel: every rank's samples (the step ends together on all of them).
-    r.samples_per_s = static_cast<double>(global_batch(params)) / r.step_time_s.median;
-    r.tokens_per_s = r.samples_per_s * static_cast<double>(model ? model->tokens_per_sample() : 0);
+    const long long samples = python_samples_per_step > 0 ? python_samples_per_step : global_batch(params);
+    r.samples_per_s = static_cast<double>(samples) / r.step_time_s.median;
+    r.tokens_per_s =
+        r.samples_per_s * static_cast<double>(model ? model->tokens_per_sample() : python_tokens_per_sample);
   }
   double total = 0;
   if (!measured.empty())
     for (std::size_t i = 0; i < kPhaseCount; ++i) {
       if (i == static_cast<std::size_t>(Phase::comm) && !data_parallel) continue;  // one process: none
+      if (python && !python_phases[i]) continue;                                   // a custom step that did not mark it
       PhaseStat ps;
       ps.name = kPhaseNames[i];
       ps.median_s = stats::median(phase[i]);
@@ -428,7 +556,10 @@ ScenarioResult ScenarioSession::State::result() const {
       total += ps.mean_s;
       r.phases.push_back(ps);
     }
+  // A Python custom step's unmarked time is the step's, in no phase: shares of the whole step.
+  if (python && !measured.empty()) total = std::max(total, stats::mean(r.step_times_s));
   for (auto& ps : r.phases) ps.share = total > 0 ? ps.mean_s / total : 0;
+  if (python) r.python_loop = python_section;
   r.loss_curve = loss_curve;
   r.loss_start = loss_curve.empty() ? 0 : loss_curve.front();
   r.loss_end = loss_curve.empty() ? 0 : loss_curve.back();
@@ -494,6 +625,17 @@ ScenarioResult ScenarioSession::finish() {
   }
   // Profiling is its own pass after the timed steps, so it never distorts the timing figures.
   // Every rank of a data-parallel scenario profiles the same window (its steps all-reduce).
+  if (s.python) {
+    if (s.python_diverged) {
+      r.status = ScenarioStatus::diverged;
+      r.message = *s.python_diverged;
+    } else if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
+      r.profile = profile_python(s);
+    }
+    s.python->finish();
+    r.wall_s = std::chrono::duration<double>(Clock::now() - s.built).count();
+    return r;
+  }
   if (s.profile_pass->enabled() && !s.options.out_dir.empty()) {
     const PrecisionGuard precision_guard(s.params.precision);
     const CudnnBenchmarkGuard cudnn_guard(s.params.cudnn_benchmark);

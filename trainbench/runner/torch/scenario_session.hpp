@@ -54,6 +54,10 @@ class ScenarioSession {
  private:
   struct State;
   static void gather_rank_traces(State& s, ProfileSection& profile);
+  // A Python loop's scenario (params.loop python): its worker, segments and profiling window.
+  static void start_python_loop(State& s);
+  static void run_python_segment(State& s, int round);
+  static ProfileSection profile_python(State& s);
   std::unique_ptr<State> s_;
 };
 
