@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -358,3 +359,105 @@ TEST_F(HistoryTest, ReadOnlyFolderIsAnOutputError) {
 }
 
 }  // namespace
+
+namespace {
+
+// 30 runs a day apart, each of the code at commit c00 .. c29: mlp is 10 ms with +-2% run-to-run
+// noise and 10% slower from run 20 on; cnn stays at 30 ms. Run 19 of cnn was measured on a loaded
+// machine.
+void record_history_with_a_slowdown(History& h) {
+  std::uint64_t state = 12345;
+  const auto noise = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return 0.02 * (2.0 * static_cast<double>(state >> 11) / 9007199254740992.0 - 1.0);
+  };
+  for (int i = 0; i < 30; ++i) {
+    char id[8], day[32], commit[8];
+    std::snprintf(id, sizeof id, "r%02d", i);
+    std::snprintf(day, sizeof day, "2026-02-%02dT00:00:00Z", i + 1);
+    std::snprintf(commit, sizeof commit, "c%02d", i);
+    const double mlp = 0.010 * (i >= 20 ? 1.10 : 1.0) * (1 + noise());
+    auto cnn = make_scenario("cnn", Precision::fp32, 32, jittered(0.030 * (1 + noise()), 0.01, 20, 100 + i));
+    if (i == 19) cnn = tb::testing::contended(cnn);
+    auto run = make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(mlp, 0.01, 20, i)), cnn},
+                        "Test CPU 9000", day, "trainbench0rev");
+    run.environment["code_under_test"] = {{"commit", commit}, {"source", "command line"}};
+    h.record(run, std::string("results/") + id);
+  }
+}
+
+}  // namespace
+
+TEST_F(HistoryTest, TrendCarriesTheCommitUnderTestAndContention) {
+  History h(db_);
+  record_history_with_a_slowdown(h);
+  const auto cnn = h.trend("cnn/fp32/w0/a1/b32");
+  ASSERT_EQ(cnn.size(), 30u);
+  EXPECT_EQ(cnn[19].commit, "c19");
+  EXPECT_EQ(cnn[19].git_revision, "trainbench0rev");
+  EXPECT_TRUE(cnn[19].contended);
+  EXPECT_FALSE(cnn[18].contended);
+  EXPECT_EQ(h.runs(1).front().commit, "c29");
+  // Runs recorded before code_under_test existed read as "".
+  History(db_).record(make_run("old", {}, "Test CPU 9000", "2025-01-01T00:00:00Z"), "results/old");
+  EXPECT_EQ(h.runs().back().commit, "");
+}
+
+TEST_F(HistoryTest, ChangesNameTheCommitsAroundAPlantedSlowdown) {
+  {
+    History h(db_);
+    record_history_with_a_slowdown(h);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--changes"}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  // One change, in mlp, between the runs of c19 and c20, about +10%; none in cnn.
+  EXPECT_NE(text.find("mlp/fp32/w0/a1/b32  r19"), std::string::npos) << text;
+  EXPECT_NE(text.find("c19..c20"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cnn/fp32"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 change point in 2 scenarios"), std::string::npos) << text;
+  EXPECT_NE(text.find("regression"), std::string::npos) << text;
+
+  // The gate: the regression started 10 runs ago.
+  out.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--fail-on-change", "5"}, out, err), 1) << out.str();
+  EXPECT_NE(out.str().find("FAILS the gate"), std::string::npos) << out.str();
+  // The same verdict as JUnit XML: mlp fails, cnn passes.
+  const std::string junit = (dir_ / "changes.xml").string();
+  out.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--fail-on-change", "5", "--junit", junit}, out, err), 1);
+  std::ifstream xml_file(junit);
+  const std::string xml((std::istreambuf_iterator<char>(xml_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"cnn/fp32/w0/a1/b32\"/>"), std::string::npos) << xml;
+  out.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--fail-on-change", "20"}, out, err), 0) << out.str();
+  EXPECT_NE(out.str().find("none, passed"), std::string::npos) << out.str();
+  out.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--fail-on-change", "5", "--window", "5"}, out, err), 0)
+      << out.str();
+
+  // samples/s falls where the step time rises: also a regression.
+  out.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--metric", "samples_per_s", "--fail-on-change", "5"}, out, err), 1)
+      << out.str();
+}
+
+TEST_F(HistoryTest, ChangesRefuseBadOptions) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  const auto fails_with = [&](const std::vector<std::string>& args, const std::string& message) {
+    std::ostringstream out, err;
+    std::vector<std::string> full = {"--db", db_};
+    full.insert(full.end(), args.begin(), args.end());
+    EXPECT_EQ(cmd_history(full, out, err), 2) << out.str();
+    EXPECT_NE(err.str().find(message), std::string::npos) << err.str();
+  };
+  fails_with({"--changes", "--metric", "loss"}, "--metric: unknown metric 'loss' (known: step_time");
+  fails_with({"--fail-on-change", "5"}, "--fail-on-change: needs --changes");
+  fails_with({"--changes", "--fail-on-change", "-1"}, "--fail-on-change");
+  fails_with({"--changes", "--fail-on-change", "5", "--window", "0"}, "--window: expected a positive integer");
+  fails_with({"--changes", "--scenario", "gpt/fp32"}, "no recorded results for scenario 'gpt/fp32'");
+}

@@ -25,6 +25,7 @@
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/measure/comparison.hpp>
+#include <trainbench/reporters/junit_report.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/paired_workers.hpp>
 #include <trainbench/runner/process_merge.hpp>
@@ -38,7 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct AbArgs {
-  std::string matrix, old_bin, new_bin, out_dir, json_out, noise_in, noise_out;
+  std::string matrix, old_bin, new_bin, out_dir, json_out, junit_out, noise_in, noise_out;
   bool aa = false;
   std::vector<std::string> sets, old_sets, new_sets;
   std::string memory_budget;
@@ -62,6 +63,7 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
   if (auto v = parsed.value("--threshold")) a.threshold_pct = parse_non_negative("--threshold", *v);
   a.allow_broken = parsed.has("--allow-broken");
   a.json_out = parsed.value_or("--json", "");
+  a.junit_out = parsed.value_or("--junit", "");
   a.noise_in = parsed.value_or("--noise", "");
   a.noise_out = parsed.value_or("--noise-out", "");
   a.aa = parsed.has("--aa");
@@ -169,6 +171,7 @@ int judge(const AbArgs& a, const AbSession& session, std::ostream& out, std::ost
       a.json_out.empty() ? (fs::path(session.out_dir) / "comparison.json").string() : a.json_out;
   write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
   out << "comparison: " << json_path << '\n';
+  if (!a.junit_out.empty()) write_file_durably(a.junit_out, junit_from_comparison(c, "trainbench ab"));
   if (c.compared == 0) {
     err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
     return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
@@ -260,7 +263,8 @@ const Command& ab_command() {
                     "(memory layout, CPU placement); a paired interval cannot see that"},
                    {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
                    {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
-                   {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"}},
+                   {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"},
+                   {"--junit", "PATH", "also write JUnit XML: one test case per scenario (regression = failure)"}},
        .epilogue = "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
                    "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
                    "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"

@@ -9,7 +9,9 @@
 
 #include <trainbench/cli/commands.hpp>
 #include <trainbench/cli/exit_code.hpp>
+#include <trainbench/cli/history_changes.hpp>
 #include <trainbench/cli/history_option.hpp>
+#include <trainbench/cli/option_values.hpp>
 #include <trainbench/reporters/history_html.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
@@ -71,10 +73,19 @@ void print_runs(const History& h, int limit, std::ostream& out) {
     out << "no runs recorded in " << h.path() << '\n';
     return;
   }
-  TextTable table = run_table({"ok/all", "matrix"}, false);
-  for (const auto& r : runs)
-    table.rows.push_back({r.run_id, r.started_at, short_rev(r.git_revision),
-                          std::to_string(r.ok) + "/" + std::to_string(r.scenarios), r.matrix});
+  // The code under test's commit, when any listed run recorded one (run --commit, or the
+  // matrix's git repository).
+  const bool commits = std::any_of(runs.begin(), runs.end(), [](const RunSummary& r) { return !r.commit.empty(); });
+  TextTable table = run_table(
+      commits ? std::vector<std::string>{"commit", "ok/all", "matrix"} : std::vector<std::string>{"ok/all", "matrix"},
+      false);
+  for (const auto& r : runs) {
+    std::vector<std::string> row = {r.run_id, r.started_at, short_rev(r.git_revision)};
+    if (commits) row.push_back(r.commit.empty() ? "-" : short_rev(r.commit));
+    row.push_back(std::to_string(r.ok) + "/" + std::to_string(r.scenarios));
+    row.push_back(r.matrix);
+    table.rows.push_back(std::move(row));
+  }
   write_text_table(out, table);
 }
 
@@ -119,19 +130,40 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     const std::string record = args.value_or("--record", "");
     const std::string html = args.value_or("--html", "");
     const std::string matrix = args.value_or("--matrix", "");
-    int limit = 0;
-    if (const auto v = args.value("--limit")) {
+    const auto positive_int = [&](const char* option, int fallback) {
+      const auto v = args.value(option);
+      if (!v) return fallback;
+      int n = -1;
       try {
-        limit = std::stoi(*v);
-      } catch (const std::exception&) { limit = -1; }
-      TB_CHECK_INPUT(limit > 0, "command line", "--limit", "expected a positive integer, got '", *v, "'");
-    }
+        std::size_t used = 0;
+        n = std::stoi(*v, &used);
+        if (used != v->size()) n = -1;
+      } catch (const std::exception&) { n = -1; }
+      TB_CHECK_INPUT(n > 0, "command line", option, "expected a positive integer, got '", *v, "'");
+      return n;
+    };
+    const int limit = positive_int("--limit", 0);
+    const bool changes = args.has("--changes");
+    for (const char* only_with_changes : {"--metric", "--fail-on-change", "--window", "--junit"})
+      TB_CHECK_INPUT(changes || !args.has(only_with_changes), "command line", only_with_changes, "needs --changes");
     if (record.empty()) TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
     History history(db);
     if (!record.empty()) {
       const RunResult run = load_results(record);
       history.record(run, record);
       out << "recorded run " << run.run_id << " in " << db << '\n';
+    } else if (changes) {
+      ChangesRequest request{.matrix = matrix, .scenario = scenario, .limit = limit};
+      if (const auto m = args.value("--metric")) {
+        const auto metric = trend_metric_from_string(*m);
+        TB_CHECK_INPUT(metric.has_value(), "command line", "--metric", "unknown metric '", *m,
+                       "' (known: step_time, samples_per_s, peak_memory)");
+        request.metric = *metric;
+      }
+      if (const auto v = args.value("--fail-on-change")) request.fail_pct = parse_non_negative("--fail-on-change", *v);
+      request.window = positive_int("--window", request.window);
+      request.junit_path = args.value_or("--junit", "");
+      return print_changes(history, request, out);
     } else if (!html.empty()) {
       write_trend_page(history, html, matrix, scenario, limit, out);
     } else if (!scenario.empty()) {
@@ -156,20 +188,33 @@ const Command& history_command() {
        .summary = "runs recorded in the history database, or one scenario's trend",
        .synopses = {"[--history PATH] [--scenario ID] [--limit N]",
                     "[--history PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
+                    "[--history PATH] --changes [--matrix NAME | --scenario ID] [--metric NAME] [--fail-on-change PCT "
+                    "[--window N]] [--junit PATH]",
                     "[--history PATH] --record RESULTS"},
-       .description = "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
-                      "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
-                      "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
-                      "of one matrix, or one scenario.\n",
+       .description =
+           "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
+           "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
+           "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
+           "of one matrix, or one scenario. With --changes, finds the points where a scenario's step time\n"
+           "(or --metric) shifted over the recorded runs (E-Divisive means with a permutation test), newest\n"
+           "first, each between two runs and their commits; --fail-on-change makes it a CI gate.\n",
        .positionals = {},
        .options = {history_path_option(),
                    history_db_alias_option(),
                    {"--scenario", "ID", "trend of one scenario, e.g. mlp@synthetic/fp32/w0/a1/b64"},
                    {"--limit", "N", "at most N runs (the newest)"},
                    {"--html", "FILE", "write an HTML page with a trend chart per scenario"},
-                   {"--matrix", "NAME", "with --html: only scenarios of runs of this matrix"},
+                   {"--matrix", "NAME", "with --html or --changes: only scenarios of runs of this matrix"},
+                   {"--changes", "", "list the change points of every scenario's history, newest first"},
+                   {"--metric", "NAME", "with --changes: step_time (default), samples_per_s or peak_memory"},
+                   {"--fail-on-change", "PCT",
+                    "with --changes: exit 1 when a regression of at least PCT percent starts\nin the newest "
+                    "--window runs of a scenario"},
+                   {"--window", "N", "with --fail-on-change: how many of the newest runs count (default 10)"},
+                   {"--junit", "PATH", "with --changes: also write JUnit XML, one test case per scenario"},
                    {"--record", "RESULTS", "store a results directory or results.json file in the history"}},
-       .epilogue = "exit codes: 0 success, 2 usage or input error, 5 the database could not be written\n"},
+       .epilogue = "exit codes: 0 success, 1 --fail-on-change found a regression, 2 usage or input error, 5 the\n"
+                   "database could not be written\n"},
       show_history};
   return command;
 }

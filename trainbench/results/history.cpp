@@ -42,6 +42,13 @@ CREATE TABLE IF NOT EXISTS scenario_results (
 CREATE INDEX IF NOT EXISTS scenario_results_by_id ON scenario_results(scenario_id);
 )sql";
 
+// Read from the stored JSON rather than kept in columns of their own, so histories written
+// before they existed need no migration (SQLite's JSON functions, built in since 3.38).
+const std::string kCommitUnderTest = "COALESCE(json_extract(r.manifest_json, '$.code_under_test.commit'), '')";
+const std::string kScenarioContended =
+    "COALESCE((SELECT json_extract(j.value, '$.metrics.disturbance.contended') FROM "
+    "json_each(r.results_json, '$.scenarios') j WHERE json_extract(j.value, '$.id') = s.scenario_id), 0)";
+
 // Run order: start time, then recording order (rowid) for runs started in the same second.
 constexpr const char* kRunOrder = "started_at DESC, rowid DESC";
 
@@ -246,14 +253,15 @@ std::vector<RunSummary> History::runs(int limit) const {
                               "SELECT r.run_id, r.started_at, r.git_revision, r.matrix, r.results_path, "
                               "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id), "
                               "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id AND "
-                              "s.status = 'ok') FROM runs r ORDER BY ") +
+                              "s.status = 'ok'), " +
+                              kCommitUnderTest + " FROM runs r ORDER BY ") +
                           kRunOrder + " LIMIT ?1";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, static_cast<std::int64_t>(limit > 0 ? limit : -1));
   std::vector<RunSummary> out;
   while (q.step())
     out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), static_cast<int>(q.integer(5)),
-                   static_cast<int>(q.integer(6))});
+                   static_cast<int>(q.integer(6)), q.text(7)});
   return out;
 }
 
@@ -305,15 +313,17 @@ std::vector<std::string> History::scenario_ids(const std::string& matrix) const 
 std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit) const {
   const std::string sql = std::string(
                               "SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "
-                              "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes FROM scenario_results s "
+                              "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes, " +
+                              kCommitUnderTest + ", " + kScenarioContended +
+                              " FROM scenario_results s "
                               "JOIN runs r ON r.run_id = s.run_id WHERE s.scenario_id = ?1 ORDER BY ") +
                           "r.started_at DESC, r.rowid DESC LIMIT ?2";
   Statement q(db_, path_, sql.c_str());
   q.bind(1, scenario_id).bind(2, static_cast<std::int64_t>(limit > 0 ? limit : -1));
   std::vector<TrendPoint> out;
   while (q.step())
-    out.push_back(
-        {q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6), q.real(7), q.integer(8)});
+    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6), q.real(7), q.integer(8),
+                   q.text(9), q.integer(10) != 0});
   std::reverse(out.begin(), out.end());
   return out;
 }

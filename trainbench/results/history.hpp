@@ -19,15 +19,20 @@ struct sqlite3;
 
 namespace tb {
 
+// git_revision is trainbench's own; commit is the code under test's
+// (environment.code_under_test.commit, see code_revision.hpp; "" for runs recorded without one).
 struct RunSummary {
   std::string run_id, started_at, git_revision, matrix, results_path;
   int scenarios = 0, ok = 0;
+  std::string commit;
 };
 
 struct TrendPoint {
   std::string run_id, started_at, git_revision, status;
   double median_s = 0, ci_low = 0, ci_high = 0, samples_per_s = 0;
   std::int64_t peak_bytes = 0;
+  std::string commit;      // of the code under test, "" when not recorded
+  bool contended = false;  // the scenario's disturbance said so
 };
 
 class History {

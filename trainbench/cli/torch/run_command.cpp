@@ -63,6 +63,7 @@ struct RunArgs {
   int nproc_per_node = 0;       // 0: no launcher of ours (one process, or torchrun's / srun's ranks)
   double dist_timeout_s = 300;  // every collective and every wait for another rank
   std::optional<Shard> shard;   // --shard i/n
+  std::string commit, label;    // --commit, --label: the code under test (code_under_test.hpp)
 };
 
 constexpr int kMaxProcPerNode = 1024;
@@ -95,6 +96,8 @@ RunArgs read_run_args(const ParsedArgs& p) {
                    "expected seconds from 1 to a week, got '", *t, "'");
   }
   if (const auto shard = p.value("--shard")) a.shard = parse_shard(*shard);
+  a.commit = p.value_or("--commit", "");
+  a.label = p.value_or("--label", "");
   return a;
 }
 
@@ -132,6 +135,8 @@ void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, Conso
   options.profile = a.profile;
   options.memory_budget_bytes = a.memory_budget;
   options.history_db = a.history;
+  options.code_under_test = describe_code_under_test(std::filesystem::absolute(a.matrix).parent_path().string(),
+                                                     a.commit, a.label, process_environment());
   if (!a.history_note.empty()) console.message(a.history_note + "\n");
   for (const auto& note : spec.baseline_notes) console.message(note + "\n");
 }
@@ -385,6 +390,10 @@ const Command& run_command() {
                     "history database to record the run in (default: $TRAINBENCH_HISTORY,\n"
                     "else ~/.local/share/trainbench/history.sqlite; docs/results-format.md#history)"},
                    {"--no-history", "", "do not record the run"},
+                   {"--commit", "SHA",
+                    "the commit of the code under test (default: the git repository holding the\n"
+                    "matrix, else $GITHUB_SHA, $CI_COMMIT_SHA and the like)"},
+                   {"--label", "TEXT", "a label for this run in the history, e.g. nightly or pr-123"},
                    {"--isolate", "",
                     "each scenario in its own process, so a crash (segfault, abort) is\n"
                     "that scenario's status \"crashed\""},

@@ -161,6 +161,7 @@ RunResult run_matrix(const MatrixSpec& spec, const RunOptions& options) {
   run.matrix_name = spec.name;
   run.matrix_file = spec.file;
   run.environment = capture_environment(options.command_line, spec.defaults.seed);
+  if (!options.code_under_test.empty()) run.environment["code_under_test"] = options.code_under_test;
   auto scenarios = expand(spec);
   if (spec.batch_search) {  // batch "max": each scenario takes the largest batch that fits
     try {

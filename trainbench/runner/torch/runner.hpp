@@ -13,6 +13,7 @@
 
 #include <trainbench/matrix/matrix.hpp>
 #include <trainbench/results/results.hpp>
+#include <trainbench/runner/code_under_test.hpp>
 #include <trainbench/runner/run_id.hpp>  // make_run_id
 #include <trainbench/runner/run_listener.hpp>
 #include <trainbench/runner/shard.hpp>
@@ -45,6 +46,8 @@ struct RunOptions {
   // --shard i/n: measure only this shard of the matrix (shard.hpp); the baseline is still chosen
   // over the whole matrix, and run.provenance.shard records which shard this is.
   std::optional<Shard> shard;
+  // The revision of the code being measured, recorded as environment.code_under_test (none when empty).
+  CodeUnderTest code_under_test;
   // Test-only: called before every step of every scenario (outside the timed region), e.g. to
   // inject an out-of-memory error. In this process only: with `isolate` the workers run the steps.
   std::function<void(const ScenarioParams&, int step)> test_hook;

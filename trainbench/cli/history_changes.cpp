@@ -1,0 +1,100 @@
+#include <trainbench/cli/history_changes.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <trainbench/cli/exit_code.hpp>
+#include <trainbench/reporters/junit_report.hpp>
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/support/error.hpp>
+#include <trainbench/support/text_table.hpp>
+
+namespace tb::cli {
+
+namespace {
+
+std::string percent(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", (ratio - 1) * 100);
+  return buf;
+}
+
+// The code under test's commit when the run recorded one, else trainbench's own revision.
+std::string commit_of(const TrendPoint& p) {
+  const std::string& c = p.commit.empty() ? p.git_revision : p.commit;
+  return c.empty() ? "?" : c.substr(0, std::min<std::size_t>(10, c.size()));
+}
+
+bool gated(const TrendChange& c, const ChangesRequest& r) {
+  return r.fail_pct && c.regression && std::abs(c.percent()) >= *r.fail_pct &&
+         c.runs_since <= static_cast<std::size_t>(r.window);
+}
+
+}  // namespace
+
+int print_changes(const History& history, const ChangesRequest& request, std::ostream& out) {
+  const auto ids =
+      request.scenario.empty() ? history.scenario_ids(request.matrix) : std::vector<std::string>{request.scenario};
+  TB_CHECK_INPUT(!ids.empty(), history.path(), "--matrix", "no recorded scenarios of matrix '", request.matrix, "'");
+  const ChangePointOptions options;
+  std::vector<TrendChange> changes;
+  std::vector<ScenarioChanges> per_scenario;  // for JUnit
+  std::size_t series = 0;
+  for (const auto& id : ids) {
+    const auto points = history.trend(id, request.limit);
+    TB_CHECK_INPUT(!points.empty(), history.path(), "--scenario", "no recorded results for scenario '", id, "'");
+    ++series;
+    ScenarioChanges s{.scenario_id = id, .changes = trend_changes(id, points, request.metric, options)};
+    for (const auto& c : s.changes) {
+      s.gated.push_back(gated(c, request));
+      changes.push_back(c);
+    }
+    per_scenario.push_back(std::move(s));
+  }
+  if (!request.junit_path.empty())
+    write_file_durably(request.junit_path, junit_from_changes(per_scenario, "trainbench history --changes"));
+  // Newest first: by the start of the new level, then by scenario order.
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const TrendChange& a, const TrendChange& b) { return a.after.started_at > b.after.started_at; });
+
+  out << "change points in " << trend_metric_label(request.metric)
+      << " (E-Divisive means, permutation test p <= " << options.significance << ", at least " << options.min_segment
+      << " runs on each side), newest first\n\n";
+  int failing = 0;
+  if (!changes.empty()) {
+    TextTable table;
+    table.titles = {"scenario", "last old run", "first new run", "commits", "change [95% CI]", "p", "runs since", ""};
+    table.right = {false, false, false, false, true, true, true, false};
+    for (const auto& c : changes) {
+      const ChangePoint& cp = c.change;
+      std::string change = percent(cp.ratio);
+      change += cp.ratio_valid ? " [" + percent(cp.ratio_low) + ", " + percent(cp.ratio_high) + "]" : " [no interval]";
+      std::string note = c.regression ? "regression" : "improvement";
+      if (c.contended_nearby) note += ", contended runs nearby: may be the load's";
+      if (gated(c, request)) {
+        note += ", FAILS the gate";
+        ++failing;
+      }
+      char p[16];
+      std::snprintf(p, sizeof p, "%.3f", cp.p_value);
+      table.rows.push_back({c.scenario_id, c.before.run_id, c.after.run_id,
+                            commit_of(c.before) + ".." + commit_of(c.after), change, p, std::to_string(c.runs_since),
+                            note});
+    }
+    write_text_table(out, table, TextLayout{.align_titles = true});
+    out << '\n';
+  }
+  out << changes.size() << (changes.size() == 1 ? " change point" : " change points") << " in " << series
+      << (series == 1 ? " scenario" : " scenarios");
+  if (request.fail_pct) {
+    char gate[96];
+    std::snprintf(gate, sizeof gate, "; gate: a regression of at least %g%% in the newest %d runs: ", *request.fail_pct,
+                  request.window);
+    out << gate << (failing == 0 ? "none, passed" : std::to_string(failing) + " found, failing (exit 1)");
+  }
+  out << '\n';
+  return as_int(failing > 0 ? ExitCode::failure : ExitCode::ok);
+}
+
+}  // namespace tb::cli

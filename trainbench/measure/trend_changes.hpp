@@ -1,0 +1,41 @@
+// Change points in one scenario's recorded history: change_points.hpp applied to a metric of
+// its runs, each change placed between two runs (and so two commits) and judged as a
+// regression or an improvement.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <trainbench/measure/change_points.hpp>
+#include <trainbench/results/history.hpp>
+
+namespace tb {
+
+enum class TrendMetric { step_time, samples_per_s, peak_memory };
+const char* to_string(TrendMetric m);  // "step_time", ...
+std::optional<TrendMetric> trend_metric_from_string(std::string_view name);
+const char* trend_metric_label(TrendMetric m);  // "step time", "samples/s", "peak memory"
+
+struct TrendChange {
+  std::string scenario_id;
+  TrendMetric metric = TrendMetric::step_time;
+  TrendPoint before, after;    // the last run at the old level and the first at the new one
+  ChangePoint change;          // index counts the runs that had a value (see trend_changes)
+  std::size_t runs_since = 0;  // runs with a value from `after` to the newest, `after` included
+  // A run next to the change (min_segment on each side) was measured on a loaded machine: the
+  // change may be the load's, not the code's.
+  bool contended_nearby = false;
+  // Worse: step time or peak memory up, samples/s down.
+  bool regression = false;
+  // The change in percent, signed the metric's way (+8 = 8% more): (ratio - 1) * 100.
+  double percent() const { return (change.ratio - 1) * 100; }
+};
+
+// Change points of `metric` over `points` (oldest first, as History::trend gives them). Runs
+// whose scenario was not ok, or that have no value for the metric (0: peak memory not
+// measured), are left out of the series. Oldest change first.
+std::vector<TrendChange> trend_changes(const std::string& scenario_id, const std::vector<TrendPoint>& points,
+                                       TrendMetric metric, const ChangePointOptions& options = {});
+
+}  // namespace tb
