@@ -34,3 +34,8 @@ set_tests_properties(docs_links PROPERTIES TIMEOUT 120 LABELS docs)
 add_test(NAME docs_check_self_test
   COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs.py --self-test)
 set_tests_properties(docs_check_self_test PROPERTIES TIMEOUT 120 LABELS docs)
+# The CI configurations under examples/ci/: YAML that parses, the structure each CI system
+# needs, and only trainbench commands and options that exist.
+add_test(NAME examples_ci COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/examples/check_ci_examples.py
+  --root ${CMAKE_CURRENT_SOURCE_DIR} --trainbench $<TARGET_FILE:trainbench>)
+set_tests_properties(examples_ci PROPERTIES TIMEOUT 120 LABELS docs SKIP_RETURN_CODE 77)

@@ -149,6 +149,34 @@ TEST_F(CompareCommand, UnwritableOutputsAreOutputErrors) {
   EXPECT_EQ(read_file(floor_path), good);
 }
 
+// The CI-facing files: JUnit XML, the Markdown summary, and on GitHub Actions the summary
+// appended to the step summary file (after what earlier steps wrote there).
+TEST_F(CompareCommand, WritesJUnitMarkdownAndAppendsToTheGitHubStepSummary) {
+  const auto old_dir = write("old", two_scenario_run("old", 1.0, 1));
+  const auto new_dir = write("new", two_scenario_run("new", 1.10, 2));
+  const auto summary = dir_ / "step-summary.md";
+  std::ofstream(summary) << "an earlier step\n";
+  ::setenv("GITHUB_STEP_SUMMARY", summary.c_str(), 1);
+  const int code = compare({"--fail-on-regression", "5", "--junit", (dir_ / "junit.xml").string(), "--markdown",
+                            (dir_ / "summary.md").string(), old_dir, new_dir});
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(code, 1) << err_.str();
+  const std::string md = read_file(dir_ / "summary.md");
+  EXPECT_EQ(md.rfind("### trainbench compare: 1 of 2 scenarios failed the 5% gate\n", 0), 0u) << md;
+  EXPECT_NE(md.find("| **failed** | `mlp/fp32/w0/a1/b32` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("two separate runs"), std::string::npos) << md;
+  EXPECT_EQ(read_file(summary), "an earlier step\n" + md + "\n");
+  EXPECT_NE(read_file(dir_ / "junit.xml").find("failures=\"1\""), std::string::npos);
+
+  // Without the variable nothing is appended; a step summary that cannot be written is an
+  // output error (exit 5), as every other output.
+  ASSERT_EQ(compare({old_dir, old_dir}), 0) << err_.str();
+  EXPECT_EQ(read_file(summary), "an earlier step\n" + md + "\n");
+  ::setenv("GITHUB_STEP_SUMMARY", (dir_ / "no-such-folder" / "summary.md").c_str(), 1);
+  EXPECT_THROW(compare({old_dir, new_dir}), OutputError);
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+}
+
 TEST_F(CompareCommand, AgainstRunsInTheHistory) {
   const auto db = (dir_ / "history.sqlite").string();
   {

@@ -363,9 +363,9 @@ TEST_F(HistoryTest, ReadOnlyFolderIsAnOutputError) {
 namespace {
 
 // 30 runs a day apart, each of the code at commit c00 .. c29: mlp is 10 ms with +-2% run-to-run
-// noise and 10% slower from run 20 on; cnn stays at 30 ms. Run 19 of cnn was measured on a loaded
-// machine.
-void record_history_with_a_slowdown(History& h) {
+// noise and 10% slower from run 20 on; cnn stays at 30 ms (or changes by cnn_factor from run 20
+// on too). Run 19 of cnn was measured on a loaded machine.
+void record_history_with_a_slowdown(History& h, double cnn_factor = 1.0) {
   std::uint64_t state = 12345;
   const auto noise = [&state] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -377,7 +377,8 @@ void record_history_with_a_slowdown(History& h) {
     std::snprintf(day, sizeof day, "2026-02-%02dT00:00:00Z", i + 1);
     std::snprintf(commit, sizeof commit, "c%02d", i);
     const double mlp = 0.010 * (i >= 20 ? 1.10 : 1.0) * (1 + noise());
-    auto cnn = make_scenario("cnn", Precision::fp32, 32, jittered(0.030 * (1 + noise()), 0.01, 20, 100 + i));
+    const double cnn_ms = 0.030 * (i >= 20 ? cnn_factor : 1.0) * (1 + noise());
+    auto cnn = make_scenario("cnn", Precision::fp32, 32, jittered(cnn_ms, 0.01, 20, 100 + i));
     if (i == 19) cnn = tb::testing::contended(cnn);
     auto run = make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(mlp, 0.01, 20, i)), cnn},
                         "Test CPU 9000", day, "trainbench0rev");
@@ -417,6 +418,7 @@ TEST_F(HistoryTest, ChangesNameTheCommitsAroundAPlantedSlowdown) {
   EXPECT_EQ(text.find("cnn/fp32"), std::string::npos) << text;
   EXPECT_NE(text.find("1 change point in 2 scenarios"), std::string::npos) << text;
   EXPECT_NE(text.find("regression"), std::string::npos) << text;
+  EXPECT_EQ(text.find("moved together"), std::string::npos) << text;
 
   // The gate: the regression started 10 runs ago.
   out.str("");
@@ -460,4 +462,15 @@ TEST_F(HistoryTest, ChangesRefuseBadOptions) {
   fails_with({"--changes", "--fail-on-change", "-1"}, "--fail-on-change");
   fails_with({"--changes", "--fail-on-change", "5", "--window", "0"}, "--window: expected a positive integer");
   fails_with({"--changes", "--scenario", "gpt/fp32"}, "no recorded results for scenario 'gpt/fp32'");
+}
+
+TEST_F(HistoryTest, ChangesSayWhenScenariosMovedTogether) {
+  {
+    History h(db_);
+    record_history_with_a_slowdown(h, 1.15);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--changes"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("moved together: 2 of 2 scenarios between c19..c20 (+"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("contended runs nearby"), std::string::npos) << out.str();  // cnn's run 19
 }

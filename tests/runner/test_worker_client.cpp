@@ -183,10 +183,14 @@ TEST_F(FakeWorkers, ANewSideCrashStopsTheSessionAndBlamesNew) {
   EXPECT_EQ(old_requests.back(), json({{"finish", true}}));
 }
 
-TEST_F(FakeWorkers, SidesThatExpandTheMatrixDifferentlyAreRefused) {
+// Pairing needs the same scenarios on both sides; settings that leave them alone (another
+// digest: say NEW's python.file or model_options) are the A/B's subject and pass.
+TEST_F(FakeWorkers, SidesWithDifferentScenariosAreRefusedOtherSettingsPass) {
   auto options = pair_options(config("a", {{"scenarios", 2}}), 1);
-  options.programs[1] =
-      fake_program("other-trainbench", config("b", {{"scenarios", 2}, {"digest", "eeeeeeeeeeeeeeee"}}));
+  options.programs[1] = fake_program("other-settings", config("b", {{"scenarios", 2}, {"digest", "eeeeeeeeeeeeeeee"}}));
+  EXPECT_NO_THROW(PairedWorkerSet{options});
+
+  options.programs[1] = fake_program("other-trainbench", config("c", {{"scenarios", 3}}));
   try {
     PairedWorkerSet pair(options);
     FAIL() << "sides that disagree were paired";

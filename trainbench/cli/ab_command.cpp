@@ -25,7 +25,6 @@
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/measure/comparison.hpp>
-#include <trainbench/reporters/junit_report.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/paired_workers.hpp>
 #include <trainbench/runner/process_merge.hpp>
@@ -39,12 +38,13 @@ namespace {
 namespace fs = std::filesystem;
 
 struct AbArgs {
-  std::string matrix, old_bin, new_bin, out_dir, json_out, junit_out, noise_in, noise_out;
+  std::string matrix, old_bin, new_bin, out_dir, json_out, junit_out, markdown_out, noise_in, noise_out;
   bool aa = false;
   std::vector<std::string> sets, old_sets, new_sets;
   std::string memory_budget;
   std::optional<double> fail_pct;
   bool allow_broken = false;
+  bool bisect = false;  // exit codes for `git bisect run`
   double threshold_pct = 2.0;
   int rounds_per_process = 1;
 };
@@ -64,6 +64,8 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
   a.allow_broken = parsed.has("--allow-broken");
   a.json_out = parsed.value_or("--json", "");
   a.junit_out = parsed.value_or("--junit", "");
+  a.markdown_out = parsed.value_or("--markdown", "");
+  a.bisect = parsed.has("--bisect");
   a.noise_in = parsed.value_or("--noise", "");
   a.noise_out = parsed.value_or("--noise-out", "");
   a.aa = parsed.has("--aa");
@@ -74,6 +76,8 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
     a.rounds_per_process = static_cast<int>(v);
   }
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
+  TB_CHECK_INPUT(!a.bisect || a.fail_pct.has_value(), "command line", "--bisect",
+                 "needs --fail-on-regression PCT: the slowdown that makes a commit \"bad\"");
   for (const auto* bin : {&a.old_bin, &a.new_bin}) {
     const char* option = bin == &a.old_bin ? "--old" : "--new";
     TB_CHECK_INPUT(!bin->empty(), "command line", option, "is required (a trainbench executable)");
@@ -154,7 +158,8 @@ void merge_sides(const std::array<std::vector<std::string>, 2>& parts, const AbS
 }
 
 // The verdict: the same paired comparison and gate as `compare DIR/old DIR/new`.
-int judge(const AbArgs& a, const AbSession& session, std::ostream& out, std::ostream& err) {
+// `regression`: set when some scenario is slower beyond the gate (what --bisect calls bad).
+int judge(const AbArgs& a, const AbSession& session, bool& regression, std::ostream& out, std::ostream& err) {
   const std::string old_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[0]).string();
   const std::string new_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[1]).string();
   const RunResult old_run = load_results(old_dir);
@@ -165,13 +170,15 @@ int judge(const AbArgs& a, const AbSession& session, std::ostream& out, std::ost
   options.allow_broken = a.allow_broken;
   if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
   const RunComparison c = compare_runs(old_run, new_run, options);
+  regression = c.regression;
   out << '\n';
   print_comparison_table(c, out);
   const std::string json_path =
       a.json_out.empty() ? (fs::path(session.out_dir) / "comparison.json").string() : a.json_out;
   write_file_durably(json_path, nlohmann::json(c).dump(2) + '\n');
   out << "comparison: " << json_path << '\n';
-  if (!a.junit_out.empty()) write_file_durably(a.junit_out, junit_from_comparison(c, "trainbench ab"));
+  write_ci_outputs(c, "trainbench ab",
+                   {.junit_path = a.junit_out, .markdown_path = a.markdown_out, .gate_pct = a.fail_pct});
   if (c.compared == 0) {
     err << "trainbench ab: nothing comparable: no scenario ran ok on both sides\n";
     return c.broken ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
@@ -185,8 +192,7 @@ int judge(const AbArgs& a, const AbSession& session, std::ostream& out, std::ost
   return gate_exit_code(c, "trainbench ab", err);
 }
 
-int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
-  const AbArgs a = read_ab_args(parsed);
+int run_session(const AbArgs& a, bool& regression, std::ostream& out, std::ostream& err) {
   // A worker that dies must show up as a failed write, not kill this process with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
   const AbSession session = name_session(a);
@@ -200,12 +206,43 @@ int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   }
   try {
     merge_sides(parts, session);
-    return judge(a, session, out, err);
+    return judge(a, session, regression, out, err);
   } catch (const OutputError&) {
     throw;  // main names the file and exits 5
   } catch (const std::exception& e) {
     err << "trainbench ab: " << e.what() << '\n';
     return as_int(ExitCode::bad_input);
+  }
+}
+
+// `git bisect run` reads 0 as good, 125 as "cannot test this commit" (skip), 1-127 as bad and
+// anything above 127 as "stop bisecting". A slower commit is bad; a commit that cannot be judged
+// (contended, no interval, NEW broken or crashed: a build that does not run says nothing about
+// speed) is skipped; bad input or an unwritable output stops the bisection rather than marking
+// every commit bad.
+int bisect_exit_code(int code, bool regression) {
+  if (code == as_int(ExitCode::ok)) return 0;
+  if (code == as_int(ExitCode::failure)) return regression ? 1 : 125;
+  if (code == as_int(ExitCode::contended)) return 125;
+  return 128;
+}
+
+int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
+  bool regression = false;
+  if (!parsed.has("--bisect")) return run_session(read_ab_args(parsed), regression, out, err);
+  try {
+    const int code = run_session(read_ab_args(parsed), regression, out, err);  // sets `regression`
+    const int bisect = bisect_exit_code(code, regression);
+    err << "trainbench ab --bisect: exit " << bisect
+        << (bisect == 0     ? " (good)"
+            : bisect == 1   ? " (bad: slower)"
+            : bisect == 125 ? " (skip: not judged)"
+                            : " (stop)")
+        << '\n';
+    return bisect;
+  } catch (const std::exception& e) {
+    err << "trainbench ab: " << e.what() << "\ntrainbench ab --bisect: exit 128 (stop)\n";
+    return 128;
   }
 }
 
@@ -264,11 +301,18 @@ const Command& ab_command() {
                    {"--noise-out", "PATH", "where --aa writes (default DIR/noise-floor.json)"},
                    {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
                    {"--json", "PATH", "also write the comparison here (default DIR/comparison.json)"},
-                   {"--junit", "PATH", "also write JUnit XML: one test case per scenario (regression = failure)"}},
+                   {"--junit", "PATH", "also write JUnit XML: one test case per scenario (regression = failure)"},
+                   {"--markdown", "PATH",
+                    "also write a Markdown summary for a pull-request comment (also\n"
+                    "appended to $GITHUB_STEP_SUMMARY when that is set)"},
+                   {"--bisect", "",
+                    "exit codes for `git bisect run` (needs --fail-on-regression): 0 good,\n"
+                    "1 bad (slower beyond the gate), 125 skip (not judged, or NEW broken),\n"
+                    "128 stop (bad input, an output not written)"}},
        .epilogue = "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
                    "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
                    "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"
-                   "not be written\n"},
+                   "not be written; with --bisect: 0 good, 1 bad, 125 skip, 128 stop\n"},
       ab};
   return command;
 }

@@ -12,7 +12,6 @@
 #include <trainbench/cli/trace_changes.hpp>
 #include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/comparison.hpp>
-#include <trainbench/reporters/junit_report.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history.hpp>
 #include <trainbench/support/error.hpp>
@@ -24,7 +23,7 @@ namespace {
 struct Args {
   std::vector<std::string> positional;
   std::optional<double> fail_pct;
-  std::string noise_in, noise_out, against, db, json_out, junit_out;
+  std::string noise_in, noise_out, against, db, json_out, junit_out, markdown_out;
   bool aa = false, allow_env_mismatch = false, allow_broken = false;
   double threshold_pct = 2.0;
 };
@@ -40,6 +39,7 @@ Args read_args(const ParsedArgs& parsed, std::ostream& err) {
   if (!a.against.empty()) a.db = history_path(parsed, err);  // the history is read for --against only
   a.json_out = parsed.value_or("--json", "");
   a.junit_out = parsed.value_or("--junit", "");
+  a.markdown_out = parsed.value_or("--markdown", "");
   a.aa = parsed.has("--aa");
   a.allow_env_mismatch = parsed.has("--allow-env-mismatch");
   a.allow_broken = parsed.has("--allow-broken");
@@ -148,7 +148,8 @@ int compare(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
     print_comparison_table(c, out);
     print_trace_changes(c, runs.old_run, runs.old_location, runs.new_run, runs.new_location, 5, out);
     if (!a.json_out.empty()) write_file_durably(a.json_out, nlohmann::json(c).dump(2) + '\n');
-    if (!a.junit_out.empty()) write_file_durably(a.junit_out, junit_from_comparison(c, "trainbench compare"));
+    write_ci_outputs(c, "trainbench compare",
+                     {.junit_path = a.junit_out, .markdown_path = a.markdown_out, .gate_pct = a.fail_pct});
     if (c.compared == 0) {
       err << "trainbench compare: nothing comparable: no scenario ran ok in both runs ('" << c.old_run_id
           << "' matrix '" << runs.old_run.matrix_name << "', '" << c.new_run_id << "' matrix '"
@@ -246,7 +247,10 @@ const Command& compare_command() {
                    history_db_alias_option(),
                    {"--threshold", "PCT", "|change| band reported as \"same\" (default 2)"},
                    {"--json", "PATH", "also write the comparison as JSON"},
-                   {"--junit", "PATH", "also write JUnit XML: one test case per scenario (regression = failure)"}},
+                   {"--junit", "PATH", "also write JUnit XML: one test case per scenario (regression = failure)"},
+                   {"--markdown", "PATH",
+                    "also write a Markdown summary for a pull-request comment (also\n"
+                    "appended to $GITHUB_STEP_SUMMARY when that is set)"}},
        .epilogue = "exit codes:\n"
                    "  0  no regression (or no gate requested)\n"
                    "  1  regression beyond the --fail-on-regression threshold, or a scenario broken or missing in NEW\n"
@@ -255,7 +259,8 @@ const Command& compare_command() {
                    "  3  environments differ (refused; see --allow-env-mismatch)\n"
                    "  4  the gate refused to judge: a compared scenario was contended in OLD or NEW, or has no\n"
                    "     interval (fewer than 3 measured segments)\n"
-                   "  5  an output (--json, --junit, --noise-out) could not be written; the previous file is kept\n"},
+                   "  5  an output (--json, --junit, --markdown, --noise-out) could not be written; the previous file "
+                   "is kept\n"},
       compare};
   return command;
 }

@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/measure/segment_stats.hpp>
+#include <trainbench/reporters/comparison_markdown.hpp>
+#include <trainbench/reporters/junit_report.hpp>
+#include <trainbench/results/durable_file.hpp>
+#include <trainbench/support/error.hpp>
 #include <trainbench/support/text_table.hpp>
 
 namespace tb::cli {
@@ -163,6 +169,22 @@ int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream&
     return as_int(ExitCode::contended);
   }
   return as_int(ExitCode::ok);
+}
+
+void write_ci_outputs(const RunComparison& c, const std::string& who, const CiOutputs& outputs) {
+  if (!outputs.junit_path.empty()) write_file_durably(outputs.junit_path, junit_from_comparison(c, who));
+  const char* step_summary = std::getenv("GITHUB_STEP_SUMMARY");
+  const bool on_github = step_summary != nullptr && *step_summary != '\0';
+  if (outputs.markdown_path.empty() && !on_github) return;
+  const std::string markdown = markdown_from_comparison(c, who, outputs.gate_pct);
+  if (!outputs.markdown_path.empty()) write_file_durably(outputs.markdown_path, markdown);
+  if (on_github) {
+    // GitHub shows what every step appended: append, never replace another step's summary.
+    std::ofstream summary(step_summary, std::ios::app);
+    summary << markdown << '\n';
+    summary.flush();
+    if (!summary) throw OutputError(step_summary, "could not append the Markdown summary ($GITHUB_STEP_SUMMARY)");
+  }
 }
 
 }  // namespace tb::cli

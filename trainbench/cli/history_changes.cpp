@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/reporters/junit_report.hpp>
@@ -29,6 +30,21 @@ std::string commit_of(const TrendPoint& p) {
 bool gated(const TrendChange& c, const ChangesRequest& r) {
   return r.fail_pct && c.regression && std::abs(c.percent()) >= *r.fail_pct &&
          c.runs_since <= static_cast<std::size_t>(r.window);
+}
+
+// Several scenarios that changed between the same two commits: a change in shared code, or the
+// machine changing speed for good. The numbers alone cannot tell which; `ab` on the two commits can.
+void print_shared_moves(const std::vector<TrendChange>& changes, std::size_t series, std::ostream& out) {
+  std::map<std::string, std::vector<double>> by_range;  // "c1..c2" -> percent changes
+  for (const auto& c : changes) by_range[commit_of(c.before) + ".." + commit_of(c.after)].push_back(c.percent());
+  for (const auto& [range, moves] : by_range) {
+    if (moves.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(moves.begin(), moves.end());
+    char line[256];
+    std::snprintf(line, sizeof line, "moved together: %zu of %zu scenarios between %s (%+.1f%% to %+.1f%%)",
+                  moves.size(), series, range.c_str(), *lo, *hi);
+    out << line << ": shared code, or the machine changing speed; trainbench ab on the two commits tells them apart\n";
+  }
 }
 
 }  // namespace
@@ -84,6 +100,7 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
     }
     write_text_table(out, table, TextLayout{.align_titles = true});
     out << '\n';
+    print_shared_moves(changes, series, out);
   }
   out << changes.size() << (changes.size() == 1 ? " change point" : " change points") << " in " << series
       << (series == 1 ? " scenario" : " scenarios");

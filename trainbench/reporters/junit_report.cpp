@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <trainbench/reporters/comparison_outcome.hpp>
+
 namespace tb {
 
 namespace {
@@ -49,16 +51,6 @@ std::string suite_xml(const std::string& suite, const std::vector<TestCase>& cas
   return x.str();
 }
 
-std::string comparison_figures(const ScenarioComparison& s) {
-  if (!s.compared) return "";
-  std::string t = "old " + format("%.3f", s.old_median_s * 1e3) + " ms, new " + format("%.3f", s.new_median_s * 1e3) +
-                  " ms per step, change " + format("%+.1f%%", s.change_pct);
-  if (s.speedup.valid)
-    t += ", speedup " + format("%.3f", s.speedup.ratio) + "x [" + format("%.3f", s.speedup.low) + ", " +
-         format("%.3f", s.speedup.high) + "]";
-  return t + ", verdict " + to_string(s.verdict);
-}
-
 }  // namespace
 
 std::string xml_escaped(const std::string& text) {
@@ -79,28 +71,14 @@ std::string xml_escaped(const std::string& text) {
 
 std::string junit_from_comparison(const RunComparison& comparison, const std::string& suite) {
   std::vector<TestCase> cases;
-  for (const auto& s : comparison.scenarios) {
-    TestCase c{.name = s.id, .output = comparison_figures(s)};
-    if (s.broken) {
-      c.outcome = TestCase::Outcome::failed;
-      c.message = std::string("broken in NEW: ") + to_string(s.new_status);
-    } else if (s.regression) {
-      c.outcome = TestCase::Outcome::failed;
-      c.message = "slower beyond the gate (" + format("%g", s.gate_pct) + "%): " + c.output;
-    } else if (s.contended) {
-      c.outcome = TestCase::Outcome::skipped;
-      c.message = "not judged: contended measurements (" + s.contention + ")";
-    } else if (s.unjudged) {
-      c.outcome = TestCase::Outcome::skipped;
-      c.message = "not judged: no interval (fewer than 3 segments)";
-    } else if (!s.compared) {
-      c.outcome = TestCase::Outcome::skipped;
-      c.message = std::string("not compared: old ") + to_string(s.old_status) + ", new " + to_string(s.new_status);
-    }
+  for (const auto& o : scenario_outcomes(comparison)) {
+    TestCase c{.name = o.id, .message = o.reason, .output = o.figures};
+    if (o.kind == ScenarioOutcome::Kind::failed) c.outcome = TestCase::Outcome::failed;
+    if (o.kind == ScenarioOutcome::Kind::skipped) c.outcome = TestCase::Outcome::skipped;
+    // A regression's message carries its figures: CI pages often show the message alone.
+    if (c.outcome == TestCase::Outcome::failed && !o.figures.empty()) c.message += ": " + o.figures;
     cases.push_back(std::move(c));
   }
-  for (const auto& id : comparison.missing_in_new)
-    cases.push_back({.name = id, .outcome = TestCase::Outcome::failed, .message = "ok in OLD, missing in NEW"});
   return suite_xml(suite, cases);
 }
 

@@ -48,12 +48,20 @@ void PairedWorkerSet::start_pair() {
   }
   const WorkerHello& old_hello = sides_[0].worker->hello();
   const WorkerHello& new_hello = sides_[1].worker->hello();
-  if (nlohmann::json(old_hello.scenarios) != nlohmann::json(new_hello.scenarios) ||
-      old_hello.digest != new_hello.digest || (block > 0 && old_hello.digest != plan_.digest))
-    throw PairedSessionError("OLD and NEW expand " + options_.matrix + " into different scenarios (matrix digest " +
-                                 old_hello.digest + " vs " + new_hello.digest +
-                                 "): an A/B comparison needs the same scenarios on both sides",
+  // Pairing needs the same scenarios (ids and axis values) on both sides. Settings that leave
+  // them alone may differ (--new-set model_options..., python.file: an A/B of that setting), but
+  // each side must expand the matrix the same way in every worker it starts.
+  if (nlohmann::json(old_hello.scenarios) != nlohmann::json(new_hello.scenarios))
+    throw PairedSessionError("OLD and NEW expand " + options_.matrix +
+                                 " into different scenarios: an A/B comparison needs the same scenarios on both sides",
                              false);
+  if (block > 0 && (old_hello.digest != digests_[0] || new_hello.digest != digests_[1]))
+    throw PairedSessionError("a worker started for block " + std::to_string(block) + " expands " + options_.matrix +
+                                 " differently from the first (matrix digest " + old_hello.digest + " / " +
+                                 new_hello.digest + " vs " + digests_[0] + " / " + digests_[1] +
+                                 "): was the matrix edited during the session?",
+                             false);
+  digests_ = {old_hello.digest, new_hello.digest};
   if (block == 0) {
     plan_ = old_hello;
     active_.assign(plan_.scenarios.size(), true);

@@ -91,6 +91,7 @@ class PairedWorkerSet final : public SegmentExecutor {
   std::array<Side, 2> sides_;
   std::array<std::vector<std::string>, 2> parts_;
   WorkerHello plan_;
+  std::array<std::string, 2> digests_;  // each side's matrix digest, from its first worker
   std::vector<bool> active_, converged_;
 };
 

@@ -51,7 +51,7 @@ struct WorkerScenario {
 struct WorkerHello {
   int version = kWorkerProtocolVersion;
   std::vector<WorkerScenario> scenarios;
-  std::string digest;  // scenarios_digest of the worker's expansion: both sides of `ab` must agree
+  std::string digest;  // scenarios_digest of the worker's expansion: the same in every worker of one side
   int rounds = 6;      // the matrix's steps.rounds, steps.max_rounds and seed
   int max_rounds = 6;
   std::uint64_t seed = 42;

@@ -62,4 +62,55 @@ TEST_F(AbSession, RefusesSidesThatDisagreeOrAreNotTrainbench) {
   EXPECT_EQ(trainbench("ab " + p("ab.json") + " --new " + TB_TRAINBENCH_BIN), 2);  // no --old
 }
 
+// --bisect: the exit codes `git bisect run` reads (0 good, 1 bad, 125 skip, 128 stop), so that a
+// bisection over commits judges each one with a paired session.
+TEST_F(AbSession, BisectExitCodesForGitBisectRun) {
+  EXPECT_EQ(trainbench(ab("good") + " --bisect --fail-on-regression 25"), 0);
+  EXPECT_NE(log().find("trainbench ab --bisect: exit 0 (good)"), std::string::npos) << log();
+  EXPECT_EQ(
+      trainbench(ab("bad") + " --bisect --fail-on-regression 25 --new-set test_delay_ms=20 --markdown " + p("bad.md")),
+      1);
+  EXPECT_NE(log().find("exit 1 (bad: slower)"), std::string::npos) << log();
+  EXPECT_NE(tb::test::slurp(fs::path(p("bad.md"))).find("### trainbench ab: 1 of 1 scenarios failed the 25% gate"),
+            std::string::npos);
+  // A NEW build that does not run says nothing about speed: skip the commit.
+  EXPECT_EQ(trainbench("ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new /bin/true --out " + p("skip") +
+                       " --bisect --fail-on-regression 25"),
+            125);
+  // Bad input stops the bisection instead of marking every commit bad.
+  EXPECT_EQ(trainbench(ab("stop") + " --bisect"), 128);
+  EXPECT_NE(log().find("--bisect: needs --fail-on-regression"), std::string::npos) << log();
+}
+
+// `git bisect run` with `ab --bisect` finds the commit that made training slower: a throwaway
+// repository of 8 commits whose matrix waits 20 ms per micro-batch from the 6th commit on (a
+// slower input pipeline); each step measures the checked-out matrix (NEW) side by side with the
+// first commit's settings (OLD).
+TEST_F(AbSession, GitBisectRunNamesThePlantedCommit) {
+  const std::string repo = p("repo");
+  const std::string git = "git -C " + repo + " -c user.name=tb -c user.email=tb@example.org ";
+  ASSERT_EQ(tb::test::run_shell("git init -q " + repo + " >> " + p("log.txt") + " 2>&1"), 0);
+  const std::string matrix = tb::test::slurp(dir_ / "ab.json");
+  for (int i = 0; i < 8; ++i) {
+    std::string m = matrix;
+    m.insert(m.find('{') + 1, "\"test_delay_ms\": " + std::string(i >= 5 ? "20" : "0") + ", ");
+    std::ofstream(fs::path(repo) / "ab.json") << m;
+    std::ofstream(fs::path(repo) / "log") << "commit " << i << "\n";
+    ASSERT_EQ(tb::test::run_shell(git + "add -A && " + git + "commit -q -m c" + std::to_string(i) + " >> " +
+                                  p("log.txt") + " 2>&1"),
+              0);
+  }
+  const std::string step = std::string("OMP_NUM_THREADS=1 ") + TB_TRAINBENCH_BIN + " ab " + repo + "/ab.json --old " +
+                           TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN +
+                           " --old-set test_delay_ms=0 --fail-on-regression 25 --bisect --out " + p("steps") +
+                           "/$(git -C " + repo + " rev-parse --short HEAD)";
+  ASSERT_EQ(tb::test::run_shell(git + "bisect start HEAD HEAD~7 >> " + p("log.txt") + " 2>&1 && " + git +
+                                "bisect run sh -c '" + step + "' >> " + p("log.txt") + " 2>&1"),
+            0);
+  const std::string bisect_log = log();
+  const auto verdict = bisect_log.find("is the first bad commit");
+  ASSERT_NE(verdict, std::string::npos) << bisect_log;
+  EXPECT_NE(bisect_log.find("    c5\n", verdict), std::string::npos) << "the 6th commit, c5";
+}
+
 }  // namespace

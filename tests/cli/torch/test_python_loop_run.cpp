@@ -93,4 +93,39 @@ TEST_F(PythonLoopRun, CapacityRefusesAPythonLoop) {
   EXPECT_NE(log().find("probes trainbench's C++ loop"), std::string::npos) << log();
 }
 
+// The commands around `run` take Python scenarios as they take C++ ones: the profiling pass,
+// shards and merge, report, compare and its gate, history.
+TEST_F(PythonLoopRun, ProfileShardMergeReportAndCompareWorkOnPythonScenarios) {
+  const std::string m = matrix(tiny({{"seed_only", {1}}}));  // 2 scenarios: accumulation 1 and 2
+
+  ASSERT_EQ(trainbench("run " + m + " --out " + p("prof") + " --profile --format none --no-history"), 0) << log();
+  const json prof = json::parse(tb::test::slurp(dir_ / "prof" / "results.json"));
+  for (const auto& s : prof["scenarios"]) {
+    const std::string trace = s["extra"]["profile"]["traces"]["python"];
+    const std::string text = tb::test::slurp(dir_ / "prof" / trace);
+    EXPECT_NE(text.find("ProfilerStep#"), std::string::npos) << trace;
+    EXPECT_NE(text.find("forward"), std::string::npos) << trace << ": a range per phase";
+  }
+
+  ASSERT_EQ(trainbench("run " + m + " --shard 0/2 --out " + p("s0") + " --format none --no-history"), 0) << log();
+  ASSERT_EQ(trainbench("run " + m + " --shard 1/2 --out " + p("s1") + " --format none --no-history"), 0) << log();
+  ASSERT_EQ(trainbench("merge " + p("s0") + " " + p("s1") + " --out " + p("merged")), 0) << log();
+  const json merged = json::parse(tb::test::slurp(dir_ / "merged" / "results.json"));
+  ASSERT_EQ(merged["scenarios"].size(), 2u) << log();
+  EXPECT_EQ(merged["scenarios"][0]["params"]["loop"], "python");
+
+  ASSERT_EQ(trainbench("report " + p("merged") + " --format md"), 0) << log();
+  EXPECT_NE(tb::test::slurp(dir_ / "merged" / "report.md").find("/python/seed_only=1"), std::string::npos);
+
+  // Scenarios are matched on their key, the Python file, function and user axes included;
+  // a generous gate, because two separate runs drift.
+  ASSERT_EQ(trainbench("compare " + p("prof") + " " + p("merged")), 0) << log();
+  EXPECT_NE(log().find("2 compared"), std::string::npos) << log();
+
+  const std::string db = p("history.sqlite");
+  ASSERT_EQ(trainbench("history --history " + db + " --record " + p("merged")), 0) << log();
+  ASSERT_EQ(trainbench("history --history " + db + " --changes"), 0) << log();
+  EXPECT_NE(log().find("0 change points in 2 scenarios"), std::string::npos) << log();
+}
+
 }  // namespace

@@ -1,0 +1,50 @@
+#include <trainbench/reporters/comparison_outcome.hpp>
+
+#include <trainbench/reporters/report_format.hpp>
+
+namespace tb {
+
+namespace {
+
+std::string figures_of(const ScenarioComparison& s) {
+  if (!s.compared) return "";
+  std::string t = "old " + report::fixed(s.old_median_s * 1e3, 3) + " ms, new " +
+                  report::fixed(s.new_median_s * 1e3, 3) + " ms per step, change " +
+                  report::signed_percent(0.01 * s.change_pct);
+  if (s.speedup.valid)
+    t += ", speedup " + report::fixed(s.speedup.ratio, 3) + "x [" + report::fixed(s.speedup.low, 3) + ", " +
+         report::fixed(s.speedup.high, 3) + "]";
+  return t + ", verdict " + to_string(s.verdict);
+}
+
+}  // namespace
+
+std::vector<ScenarioOutcome> scenario_outcomes(const RunComparison& c) {
+  using Kind = ScenarioOutcome::Kind;
+  std::vector<ScenarioOutcome> outcomes;
+  for (const auto& s : c.scenarios) {
+    ScenarioOutcome o{.id = s.id, .figures = figures_of(s)};
+    if (s.broken) {
+      o.kind = Kind::failed;
+      o.reason = std::string("broken in NEW: ") + to_string(s.new_status);
+    } else if (s.regression) {
+      o.kind = Kind::failed;
+      o.reason = "slower beyond the gate (" + report::significant(s.gate_pct) + "%)";
+    } else if (s.contended) {
+      o.kind = Kind::skipped;
+      o.reason = "not judged: contended measurements (" + s.contention + ")";
+    } else if (s.unjudged) {
+      o.kind = Kind::skipped;
+      o.reason = "not judged: no interval (fewer than 3 segments)";
+    } else if (!s.compared) {
+      o.kind = Kind::skipped;
+      o.reason = std::string("not compared: old ") + to_string(s.old_status) + ", new " + to_string(s.new_status);
+    }
+    outcomes.push_back(std::move(o));
+  }
+  for (const auto& id : c.missing_in_new)
+    outcomes.push_back({.id = id, .kind = Kind::failed, .reason = "ok in OLD, missing in NEW"});
+  return outcomes;
+}
+
+}  // namespace tb
