@@ -474,3 +474,136 @@ TEST_F(HistoryTest, ChangesSayWhenScenariosMovedTogether) {
   EXPECT_NE(out.str().find("moved together: 2 of 2 scenarios between c19..c20 (+"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("contended runs nearby"), std::string::npos) << out.str();  // cnn's run 19
 }
+
+// A history recorded by `ab --history` against one reference build: the absolute step times
+// carry the machine's drift (here every run from r08 on is 15% faster, as a VM's neighbours
+// leaving), the paired ratios NEW/OLD do not, and only they show the planted 8% slowdown from
+// c16 alone.
+TEST_F(HistoryTest, PairedRatiosFollowTheCodeNotTheMachine) {
+  {
+    History h(db_);
+    std::uint64_t state = 777;
+    const auto noise = [&state](double amplitude) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      return amplitude * (2.0 * static_cast<double>(state >> 11) / 9007199254740992.0 - 1.0);
+    };
+    for (int i = 0; i < 24; ++i) {
+      char id[8], day[32], commit[8];
+      std::snprintf(id, sizeof id, "r%02d", i);
+      std::snprintf(day, sizeof day, "2026-03-%02dT00:00:00Z", i + 1);
+      std::snprintf(commit, sizeof commit, "c%02d", i);
+      const double machine = i >= 8 ? 0.85 : 1.0;
+      const double code = i >= 16 ? 1.08 : 1.0;
+      const double ratio = code * (1 + noise(0.01));
+      auto run =
+          make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(0.010 * machine * ratio, 0.01, 20, i))},
+                   "Test CPU 9000", day, "trainbench0rev");
+      run.environment["code_under_test"] = {{"commit", commit}, {"source", "command line"}};
+      run.provenance.ab_session = AbSessionProvenance{.id = std::string("ab-") + id,
+                                                      .side = "new",
+                                                      .reference = "--old /opt/trainbench-pinned",
+                                                      .paired = {{.scenario = "mlp/fp32/w0/a1/b32",
+                                                                  .ratio = ratio,
+                                                                  .low = ratio * 0.99,
+                                                                  .high = ratio * 1.01,
+                                                                  .valid = true}}};
+      h.record(run, std::string("results/") + id);
+    }
+    const auto points = h.trend("mlp/fp32/w0/a1/b32");
+    ASSERT_EQ(points.size(), 24u);
+    EXPECT_NEAR(points[20].paired_ratio, 1.08, 0.02);
+    EXPECT_NEAR(points[20].paired_high / points[20].paired_low, 1.01 / 0.99, 1e-9);
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--changes", "--metric", "paired_ratio"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("change points in step time NEW/OLD, paired (ab)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("c15..c16"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 change point in 1 scenario"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("c07..c08"), std::string::npos) << out.str();
+
+  out.str("");
+  ASSERT_EQ(cmd_history({"--db", db_, "--changes"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("c07..c08"), std::string::npos) << "the machine's step, in the absolute times\n"
+                                                           << out.str();
+}
+
+// CI runners differ: runs of one scenario on two machines are two series, so the move to a
+// slower runner is not a change point, and the output says the history was split.
+TEST_F(HistoryTest, ChangesNeverSpanTwoMachines) {
+  {
+    History h(db_);
+    for (int i = 0; i < 20; ++i) {
+      char id[8], day[32];
+      std::snprintf(id, sizeof id, "r%02d", i);
+      std::snprintf(day, sizeof day, "2026-04-%02dT00:00:00Z", i + 1);
+      const bool other = i >= 10;
+      h.record(make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(other ? 0.013 : 0.010, 0.01, 20, i))},
+                        other ? "Other CPU 7000" : "Test CPU 9000", day),
+               std::string("results/") + id);
+    }
+    const auto points = h.trend("mlp/fp32/w0/a1/b32");
+    ASSERT_EQ(points.size(), 20u);
+    EXPECT_EQ(points[0].machine, "Test CPU 9000 (cpu)");
+    EXPECT_EQ(points[19].machine, "Other CPU 7000 (cpu)");
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--changes"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("1 scenario was measured on 2 machines"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 change points in 2 series (1 scenario by machine)"), std::string::npos) << out.str();
+}
+
+// Runners that each keep a history: one exports, another imports, and the trends are the same;
+// importing again changes nothing; a file that is not an export is refused naming its line, and
+// nothing of it is recorded.
+TEST_F(HistoryTest, ExportImportCarriesRunsBetweenHistories) {
+  {
+    History h(db_);
+    record_three(h);
+  }
+  const std::string exported = (dir_ / "runs.jsonl").string();
+  const std::string other = (dir_ / "other.sqlite").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--export", exported}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("exported 3 runs"), std::string::npos) << out.str();
+  for (int i = 0; i < 2; ++i) {
+    out.str("");
+    ASSERT_EQ(cmd_history({"--db", other, "--import", exported}, out, err), 0) << err.str();
+    EXPECT_NE(out.str().find("imported 3 runs"), std::string::npos) << out.str();
+  }
+  History a(db_), b(other);
+  ASSERT_EQ(b.runs().size(), 3u);
+  EXPECT_EQ(b.runs().front().run_id, "r3");
+  EXPECT_EQ(b.runs().back().results_path, "results/r1");
+  const auto ta = a.trend("mlp/fp32/w0/a1/b32"), tb_ = b.trend("mlp/fp32/w0/a1/b32");
+  ASSERT_EQ(ta.size(), tb_.size());
+  for (std::size_t i = 0; i < ta.size(); ++i) {
+    EXPECT_EQ(ta[i].run_id, tb_[i].run_id);
+    EXPECT_DOUBLE_EQ(ta[i].median_s, tb_[i].median_s);
+    EXPECT_EQ(ta[i].peak_bytes, tb_[i].peak_bytes);
+  }
+
+  // Bad files: named with the line, nothing recorded.
+  const auto fails_with = [&](const std::string& text, const std::string& message) {
+    const std::string bad = (dir_ / "bad.jsonl").string();
+    std::ofstream(bad) << text;
+    const std::string fresh = (dir_ / "fresh.sqlite").string();
+    std::ostringstream o, e;
+    EXPECT_EQ(cmd_history({"--db", fresh, "--import", bad}, o, e), 2) << text;
+    EXPECT_NE(e.str().find(message), std::string::npos) << e.str();
+    EXPECT_TRUE(History(fresh).runs().empty()) << text;
+  };
+  std::string first_two;
+  {
+    std::ifstream in(exported);
+    std::string header, run;
+    std::getline(in, header);
+    std::getline(in, run);
+    first_two = header + "\n" + run + "\n";
+  }
+  fails_with("", "bad.jsonl: empty: not a trainbench history export");
+  fails_with("{\"kind\": \"something else\"}\n", "bad.jsonl: line 1: not a trainbench history export");
+  fails_with("{\"kind\": \"trainbench-history-export\", \"version\": 9}\n", "line 1: export version 9 is not known");
+  fails_with(first_two + "{not json\n", "bad.jsonl: line 3: not a JSON object");
+  fails_with(first_two + "{\"results_path\": \"x\"}\n", "line 3: no results object");
+  EXPECT_EQ(cmd_history({"--db", other, "--import", (dir_ / "missing.jsonl").string()}, out, err), 2);
+}

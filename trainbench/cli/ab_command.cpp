@@ -26,6 +26,8 @@
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
+#include <trainbench/results/history.hpp>
+#include <trainbench/runner/code_under_test.hpp>
 #include <trainbench/runner/paired_workers.hpp>
 #include <trainbench/runner/process_merge.hpp>
 #include <trainbench/runner/schedule.hpp>
@@ -39,6 +41,7 @@ namespace fs = std::filesystem;
 
 struct AbArgs {
   std::string matrix, old_bin, new_bin, out_dir, json_out, junit_out, markdown_out, noise_in, noise_out;
+  std::string history, commit, label;  // --history: record NEW with its paired ratios
   bool aa = false;
   std::vector<std::string> sets, old_sets, new_sets;
   std::string memory_budget;
@@ -66,6 +69,9 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
   a.junit_out = parsed.value_or("--junit", "");
   a.markdown_out = parsed.value_or("--markdown", "");
   a.bisect = parsed.has("--bisect");
+  a.history = parsed.value_or("--history", "");
+  a.commit = parsed.value_or("--commit", "");
+  a.label = parsed.value_or("--label", "");
   a.noise_in = parsed.value_or("--noise", "");
   a.noise_out = parsed.value_or("--noise-out", "");
   a.aa = parsed.has("--aa");
@@ -78,31 +84,38 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
   TB_CHECK_INPUT(!a.bisect || a.fail_pct.has_value(), "command line", "--bisect",
                  "needs --fail-on-regression PCT: the slowdown that makes a commit \"bad\"");
-  for (const auto* bin : {&a.old_bin, &a.new_bin}) {
+  for (auto* bin : {&a.old_bin, &a.new_bin}) {
     const char* option = bin == &a.old_bin ? "--old" : "--new";
     TB_CHECK_INPUT(!bin->empty(), "command line", option, "is required (a trainbench executable)");
     TB_CHECK_INPUT(fs::is_regular_file(*bin) && ::access(bin->c_str(), X_OK) == 0, "command line", option, "'", *bin,
                    "' is not an executable file");
+    // The workers are exec'd: a bare name ("trainbench-reference") would be looked up on PATH.
+    if (fs::path(*bin).is_relative()) *bin = fs::absolute(*bin).lexically_normal().string();
   }
   return a;
 }
 
-std::string default_session_id() {
+// "20261206-025300-p4242": when and by which process, so that no two sessions share an id.
+std::string session_suffix() {
   const auto t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  return std::string("ab-") + buf + "-p" + std::to_string(::getpid());
+  return std::string(buf) + "-p" + std::to_string(::getpid());
 }
 
 // Where a session's results go: DIR/old, DIR/new, DIR/comparison.json.
 struct AbSession {
-  std::string id;       // recorded by both sides; the folder's name
+  std::string id;       // recorded by both sides: the folder's name, when and which process
   std::string out_dir;  // DIR
 };
 
 AbSession name_session(const AbArgs& a) {
   AbSession s;
-  s.id = a.out_dir.empty() ? default_session_id() : fs::path(a.out_dir).filename().string();
+  // Unique even when --out names a folder used before (a CI job's `--out ab` every time): the id
+  // pairs the two sides for `compare` and names their runs in a history.
+  std::string folder = fs::path(a.out_dir).lexically_normal().filename().string();
+  if (folder.empty() || folder == "." || folder == "..") folder = "ab";
+  s.id = folder + "-" + session_suffix();
   s.out_dir = a.out_dir.empty() ? "results/" + s.id : a.out_dir;
   return s;
 }
@@ -157,6 +170,36 @@ void merge_sides(const std::array<std::vector<std::string>, 2>& parts, const AbS
   }
 }
 
+// NEW's results.json gets each compared scenario's paired ratio NEW/OLD and what OLD was
+// (provenance.ab_session); with --history the NEW side is recorded with them, as the commit under
+// test (--commit/--label, else the matrix's git repository or the CI's variables), so that
+// `history --changes --metric paired_ratio` follows a drift-free series across sessions.
+void record_paired_ratios(const AbArgs& a, const RunComparison& c, RunResult new_run, const std::string& new_dir,
+                          std::ostream& out) {
+  if (!new_run.provenance.ab_session) return;
+  auto& session = *new_run.provenance.ab_session;
+  session.reference = "--old " + a.old_bin;
+  session.paired.clear();
+  for (const auto& s : c.scenarios) {
+    if (!s.compared) continue;
+    // speedup = OLD/NEW; the ratio NEW/OLD grows with a slowdown, as a step time does.
+    session.paired.push_back({.scenario = s.id,
+                              .ratio = 1 / s.speedup.ratio,
+                              .low = 1 / s.speedup.high,
+                              .high = 1 / s.speedup.low,
+                              .valid = s.speedup.valid});
+  }
+  const CodeUnderTest code =
+      describe_code_under_test(fs::absolute(a.matrix).parent_path().string(), a.commit, a.label, process_environment());
+  if (!code.empty()) new_run.environment["code_under_test"] = code;
+  const std::string path = (fs::path(new_dir) / "results.json").string();
+  save_results(new_run, path);
+  if (a.history.empty()) return;
+  History history(a.history);
+  history.record(new_run, path);
+  out << "history: recorded NEW (run " << new_run.run_id << ") with its paired ratios in " << a.history << '\n';
+}
+
 // The verdict: the same paired comparison and gate as `compare DIR/old DIR/new`.
 // `regression`: set when some scenario is slower beyond the gate (what --bisect calls bad).
 int judge(const AbArgs& a, const AbSession& session, bool& regression, std::ostream& out, std::ostream& err) {
@@ -171,6 +214,7 @@ int judge(const AbArgs& a, const AbSession& session, bool& regression, std::ostr
   if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
   const RunComparison c = compare_runs(old_run, new_run, options);
   regression = c.regression;
+  record_paired_ratios(a, c, new_run, new_dir, out);
   out << '\n';
   print_comparison_table(c, out);
   const std::string json_path =
@@ -305,6 +349,12 @@ const Command& ab_command() {
                    {"--markdown", "PATH",
                     "also write a Markdown summary for a pull-request comment (also\n"
                     "appended to $GITHUB_STEP_SUMMARY when that is set)"},
+                   {"--history", "DB",
+                    "record NEW in this history with each scenario's paired ratio NEW/OLD\n"
+                    "(history --changes --metric paired_ratio: a series without the\n"
+                    "machine's drift, against a pinned OLD build)"},
+                   {"--commit", "SHA", "with --history: the commit NEW measures (default: the matrix's git)"},
+                   {"--label", "TEXT", "with --history: a label for NEW's run, e.g. nightly"},
                    {"--bisect", "",
                     "exit codes for `git bisect run` (needs --fail-on-regression): 0 good,\n"
                     "1 bad (slower beyond the gate), 125 skip (not judged, or NEW broken),\n"

@@ -34,7 +34,8 @@ bool gated(const TrendChange& c, const ChangesRequest& r) {
 
 // Several scenarios that changed between the same two commits: a change in shared code, or the
 // machine changing speed for good. The numbers alone cannot tell which; `ab` on the two commits can.
-void print_shared_moves(const std::vector<TrendChange>& changes, std::size_t series, std::ostream& out) {
+void print_shared_moves(const std::vector<TrendChange>& changes, std::size_t series, TrendMetric metric,
+                        std::ostream& out) {
   std::map<std::string, std::vector<double>> by_range;  // "c1..c2" -> percent changes
   for (const auto& c : changes) by_range[commit_of(c.before) + ".." + commit_of(c.after)].push_back(c.percent());
   for (const auto& [range, moves] : by_range) {
@@ -43,8 +44,24 @@ void print_shared_moves(const std::vector<TrendChange>& changes, std::size_t ser
     char line[256];
     std::snprintf(line, sizeof line, "moved together: %zu of %zu scenarios between %s (%+.1f%% to %+.1f%%)",
                   moves.size(), series, range.c_str(), *lo, *hi);
-    out << line << ": shared code, or the machine changing speed; trainbench ab on the two commits tells them apart\n";
+    // Paired ratios cancel the machine's drift round by round: only the code is left.
+    out << line
+        << (metric == TrendMetric::paired_ratio
+                ? ": a change in code they share (the ratios are paired: not the machine's drift)\n"
+                : ": shared code, or the machine changing speed; trainbench ab on the two commits tells them apart\n");
   }
+}
+
+// One scenario's runs as one series per machine, in the order the machines first appear: a step
+// time on one machine says nothing about a change on another, so a change point never spans two.
+std::vector<std::pair<std::string, std::vector<TrendPoint>>> series_per_machine(std::vector<TrendPoint> points) {
+  std::vector<std::pair<std::string, std::vector<TrendPoint>>> out;
+  for (auto& p : points) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == p.machine; });
+    if (it == out.end()) it = out.insert(out.end(), {p.machine, {}});
+    it->second.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace
@@ -56,17 +73,24 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
   const ChangePointOptions options;
   std::vector<TrendChange> changes;
   std::vector<ScenarioChanges> per_scenario;  // for JUnit
-  std::size_t series = 0;
+  std::size_t series = 0, split = 0;
+  std::map<std::string, bool> machines;
   for (const auto& id : ids) {
-    const auto points = history.trend(id, request.limit);
+    auto points = history.trend(id, request.limit);
     TB_CHECK_INPUT(!points.empty(), history.path(), "--scenario", "no recorded results for scenario '", id, "'");
-    ++series;
-    ScenarioChanges s{.scenario_id = id, .changes = trend_changes(id, points, request.metric, options)};
-    for (const auto& c : s.changes) {
-      s.gated.push_back(gated(c, request));
-      changes.push_back(c);
+    const auto per_machine = series_per_machine(std::move(points));
+    split += per_machine.size() > 1;
+    for (const auto& [machine, machine_points] : per_machine) {
+      ++series;
+      machines[machine] = true;
+      const std::string name = per_machine.size() > 1 ? id + " on " + machine : id;
+      ScenarioChanges s{.scenario_id = name, .changes = trend_changes(name, machine_points, request.metric, options)};
+      for (const auto& c : s.changes) {
+        s.gated.push_back(gated(c, request));
+        changes.push_back(c);
+      }
+      per_scenario.push_back(std::move(s));
     }
-    per_scenario.push_back(std::move(s));
   }
   if (!request.junit_path.empty())
     write_file_durably(request.junit_path, junit_from_changes(per_scenario, "trainbench history --changes"));
@@ -76,7 +100,11 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
 
   out << "change points in " << trend_metric_label(request.metric)
       << " (E-Divisive means, permutation test p <= " << options.significance << ", at least " << options.min_segment
-      << " runs on each side), newest first\n\n";
+      << " runs on each side), newest first\n";
+  if (split > 0)
+    out << split << (split == 1 ? " scenario was" : " scenarios were") << " measured on " << machines.size()
+        << " machines: each machine's runs are a series of their own (a change point never spans two)\n";
+  out << '\n';
   int failing = 0;
   if (!changes.empty()) {
     TextTable table;
@@ -100,10 +128,11 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
     }
     write_text_table(out, table, TextLayout{.align_titles = true});
     out << '\n';
-    print_shared_moves(changes, series, out);
+    print_shared_moves(changes, series, request.metric, out);
   }
-  out << changes.size() << (changes.size() == 1 ? " change point" : " change points") << " in " << series
-      << (series == 1 ? " scenario" : " scenarios");
+  out << changes.size() << (changes.size() == 1 ? " change point" : " change points") << " in ";
+  if (series == ids.size()) out << series << (series == 1 ? " scenario" : " scenarios");
+  else out << series << " series (" << ids.size() << (ids.size() == 1 ? " scenario" : " scenarios") << " by machine)";
   if (request.fail_pct) {
     char gate[96];
     std::snprintf(gate, sizeof gate, "; gate: a regression of at least %g%% in the newest %d runs: ", *request.fail_pct,

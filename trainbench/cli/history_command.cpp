@@ -128,6 +128,8 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     const std::string db = history_path(args, err);
     const std::string scenario = args.value_or("--scenario", "");
     const std::string record = args.value_or("--record", "");
+    const std::string export_to = args.value_or("--export", "");
+    const std::string import_from = args.value_or("--import", "");
     const std::string html = args.value_or("--html", "");
     const std::string matrix = args.value_or("--matrix", "");
     const auto positive_int = [&](const char* option, int fallback) {
@@ -146,9 +148,23 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     const bool changes = args.has("--changes");
     for (const char* only_with_changes : {"--metric", "--fail-on-change", "--window", "--junit"})
       TB_CHECK_INPUT(changes || !args.has(only_with_changes), "command line", only_with_changes, "needs --changes");
-    if (record.empty()) TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+    if (record.empty() && import_from.empty())
+      TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+    if (!import_from.empty()) {
+      std::ifstream in(import_from);
+      TB_CHECK_INPUT(in.good(), import_from, "", "cannot read the export file");
+      History history(db);
+      const std::size_t n = history.import_runs(in, import_from);
+      out << "imported " << n << (n == 1 ? " run" : " runs") << " from " << import_from << " into " << db << '\n';
+      return as_int(ExitCode::ok);
+    }
     History history(db);
-    if (!record.empty()) {
+    if (!export_to.empty()) {
+      std::ostringstream text;
+      history.export_runs(text);
+      write_file_durably(export_to, text.str());
+      out << "exported " << history.runs().size() << " runs of " << db << " to " << export_to << '\n';
+    } else if (!record.empty()) {
       const RunResult run = load_results(record);
       history.record(run, record);
       out << "recorded run " << run.run_id << " in " << db << '\n';
@@ -157,7 +173,7 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       if (const auto m = args.value("--metric")) {
         const auto metric = trend_metric_from_string(*m);
         TB_CHECK_INPUT(metric.has_value(), "command line", "--metric", "unknown metric '", *m,
-                       "' (known: step_time, samples_per_s, peak_memory)");
+                       "' (known: step_time, samples_per_s, peak_memory, paired_ratio)");
         request.metric = *metric;
       }
       if (const auto v = args.value("--fail-on-change")) request.fail_pct = parse_non_negative("--fail-on-change", *v);
@@ -190,7 +206,7 @@ const Command& history_command() {
                     "[--history PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
                     "[--history PATH] --changes [--matrix NAME | --scenario ID] [--metric NAME] [--fail-on-change PCT "
                     "[--window N]] [--junit PATH]",
-                    "[--history PATH] --record RESULTS"},
+                    "[--history PATH] --record RESULTS", "[--history PATH] --export FILE | --import FILE"},
        .description =
            "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
            "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
@@ -206,13 +222,19 @@ const Command& history_command() {
                    {"--html", "FILE", "write an HTML page with a trend chart per scenario"},
                    {"--matrix", "NAME", "with --html or --changes: only scenarios of runs of this matrix"},
                    {"--changes", "", "list the change points of every scenario's history, newest first"},
-                   {"--metric", "NAME", "with --changes: step_time (default), samples_per_s or peak_memory"},
+                   {"--metric", "NAME",
+                    "with --changes: step_time (default), samples_per_s, peak_memory, or\n"
+                    "paired_ratio (step time NEW/OLD of runs recorded by ab --history)"},
                    {"--fail-on-change", "PCT",
                     "with --changes: exit 1 when a regression of at least PCT percent starts\nin the newest "
                     "--window runs of a scenario"},
                    {"--window", "N", "with --fail-on-change: how many of the newest runs count (default 10)"},
                    {"--junit", "PATH", "with --changes: also write JUnit XML, one test case per scenario"},
-                   {"--record", "RESULTS", "store a results directory or results.json file in the history"}},
+                   {"--record", "RESULTS", "store a results directory or results.json file in the history"},
+                   {"--export", "FILE",
+                    "write every run as JSON lines, oldest first, for another history\n"
+                    "(another CI runner's, an artifact) to --import"},
+                   {"--import", "FILE", "record every run of an --export file (runs already there are replaced)"}},
        .epilogue = "exit codes: 0 success, 1 --fail-on-change found a regression, 2 usage or input error, 5 the\n"
                    "database could not be written\n"},
       show_history};

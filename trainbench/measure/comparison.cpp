@@ -13,6 +13,7 @@
 #include <trainbench/measure/scaling.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/results/durable_file.hpp>
+#include <trainbench/results/machine.hpp>
 #include <trainbench/support/error.hpp>
 #include <trainbench/support/json_fields.hpp>
 #include <trainbench/support/json_input.hpp>
@@ -38,25 +39,6 @@ double tail_mean(const std::vector<double>& curve, std::size_t common) {
   double sum = 0;
   for (std::size_t i = common - k; i < common; ++i) sum += curve[i];
   return sum / static_cast<double>(k);
-}
-
-// One name per GPU, from either manifest shape: [{name, ...}, ...] or {name, count}.
-std::vector<std::string> gpu_names(const nlohmann::json& env) {
-  std::vector<std::string> names;
-  if (!env.is_object() || !env.contains("gpu")) return names;
-  const auto& g = env["gpu"];
-  if (g.is_array()) {
-    for (const auto& e : g) {
-      if (e.is_string()) names.push_back(e.get<std::string>());
-      else if (e.is_object()) names.push_back(e.value("name", std::string()));
-    }
-  } else if (g.is_object()) {
-    const int count = g.value("count", 1);
-    for (int i = 0; i < count; ++i) names.push_back(g.value("name", std::string()));
-  } else if (g.is_string()) {
-    names.push_back(g.get<std::string>());
-  }
-  return names;
 }
 
 std::string json_string_at(const nlohmann::json& env, const nlohmann::json::json_pointer& ptr) {

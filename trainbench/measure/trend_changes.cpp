@@ -12,6 +12,7 @@ double value_of(const TrendPoint& p, TrendMetric m) {
     case TrendMetric::step_time: return p.median_s;
     case TrendMetric::samples_per_s: return p.samples_per_s;
     case TrendMetric::peak_memory: return static_cast<double>(p.peak_bytes);
+    case TrendMetric::paired_ratio: return p.paired_ratio;
   }
   return 0;
 }
@@ -23,6 +24,7 @@ const char* to_string(TrendMetric m) {
     case TrendMetric::step_time: return "step_time";
     case TrendMetric::samples_per_s: return "samples_per_s";
     case TrendMetric::peak_memory: return "peak_memory";
+    case TrendMetric::paired_ratio: return "paired_ratio";
   }
   return "?";
 }
@@ -32,12 +34,14 @@ const char* trend_metric_label(TrendMetric m) {
     case TrendMetric::step_time: return "step time";
     case TrendMetric::samples_per_s: return "samples/s";
     case TrendMetric::peak_memory: return "peak memory";
+    case TrendMetric::paired_ratio: return "step time NEW/OLD, paired (ab)";
   }
   return "?";
 }
 
 std::optional<TrendMetric> trend_metric_from_string(std::string_view name) {
-  for (TrendMetric m : {TrendMetric::step_time, TrendMetric::samples_per_s, TrendMetric::peak_memory})
+  for (TrendMetric m :
+       {TrendMetric::step_time, TrendMetric::samples_per_s, TrendMetric::peak_memory, TrendMetric::paired_ratio})
     if (name == to_string(m)) return m;
   return std::nullopt;
 }

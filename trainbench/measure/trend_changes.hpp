@@ -12,10 +12,12 @@
 
 namespace tb {
 
-enum class TrendMetric { step_time, samples_per_s, peak_memory };
+// paired_ratio: step time NEW/OLD of the `ab` sessions that recorded the runs (`ab --history`),
+// measured side by side against one reference build, so the machine's drift is not in it.
+enum class TrendMetric { step_time, samples_per_s, peak_memory, paired_ratio };
 const char* to_string(TrendMetric m);  // "step_time", ...
 std::optional<TrendMetric> trend_metric_from_string(std::string_view name);
-const char* trend_metric_label(TrendMetric m);  // "step time", "samples/s", "peak memory"
+const char* trend_metric_label(TrendMetric m);  // "step time", "samples/s", "peak memory", ...
 
 struct TrendChange {
   std::string scenario_id;
@@ -26,7 +28,7 @@ struct TrendChange {
   // A run next to the change (min_segment on each side) was measured on a loaded machine: the
   // change may be the load's, not the code's.
   bool contended_nearby = false;
-  // Worse: step time or peak memory up, samples/s down.
+  // Worse: step time, peak memory or the paired ratio up, samples/s down.
   bool regression = false;
   // The change in percent, signed the metric's way (+8 = 8% more): (ratio - 1) * 100.
   double percent() const { return (change.ratio - 1) * 100; }

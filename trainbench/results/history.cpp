@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <trainbench/results/machine.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb {
@@ -48,6 +49,13 @@ const std::string kCommitUnderTest = "COALESCE(json_extract(r.manifest_json, '$.
 const std::string kScenarioContended =
     "COALESCE((SELECT json_extract(j.value, '$.metrics.disturbance.contended') FROM "
     "json_each(r.results_json, '$.scenarios') j WHERE json_extract(j.value, '$.id') = s.scenario_id), 0)";
+
+// provenance.ab_session.paired's entry for the scenario: `field` is ratio, low or high.
+std::string scenario_paired(const char* field) {
+  return std::string("COALESCE((SELECT json_extract(p.value, '$.") + field +
+         "') FROM json_each(r.results_json, '$.provenance.ab_session.paired') p WHERE json_extract(p.value, "
+         "'$.scenario') = s.scenario_id), 0)";
+}
 
 // Run order: start time, then recording order (rowid) for runs started in the same second.
 constexpr const char* kRunOrder = "started_at DESC, rowid DESC";
@@ -276,6 +284,45 @@ std::optional<RunResult> History::load_run(const std::string& run_id) const {
   }
 }
 
+void History::export_runs(std::ostream& out) const {
+  out << nlohmann::json{{"kind", "trainbench-history-export"}, {"version", 1}}.dump() << '\n';
+  const std::string sql = std::string("SELECT results_path, results_json FROM runs ORDER BY started_at, rowid");
+  Statement q(db_, path_, sql.c_str());
+  while (q.step())
+    out << "{\"results_path\":" << nlohmann::json(q.text(0)).dump() << ",\"results\":" << q.text(1) << "}\n";
+}
+
+std::size_t History::import_runs(std::istream& in, const std::string& source) {
+  std::vector<std::pair<RunResult, std::string>> runs;
+  std::string line;
+  std::size_t number = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const std::string where = "line " + std::to_string(number);
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    TB_CHECK_INPUT(!j.is_discarded() && j.is_object(), source, where, "not a JSON object");
+    if (!header) {
+      TB_CHECK_INPUT(j.value("kind", "") == "trainbench-history-export", source, where,
+                     "not a trainbench history export (its first line says {\"kind\": "
+                     "\"trainbench-history-export\"}; write one with history --export)");
+      TB_CHECK_INPUT(j.value("version", 0) == 1, source, where, "export version ", j.value("version", 0),
+                     " is not known to this trainbench (1 is)");
+      header = true;
+      continue;
+    }
+    TB_CHECK_INPUT(j.contains("results") && j["results"].is_object(), source, where, "no results object");
+    try {
+      runs.emplace_back(j["results"].get<RunResult>(), j.value("results_path", std::string()));
+    } catch (const std::exception& e) { throw InputError(source, where + ".results", e.what()); }
+    TB_CHECK_INPUT(!runs.back().first.run_id.empty(), source, where, "the run has no run_id");
+  }
+  TB_CHECK_INPUT(header, source, "", "empty: not a trainbench history export");
+  for (const auto& [run, results_path] : runs) record(run, results_path);
+  return runs.size();
+}
+
 std::optional<RunResult> History::find(const std::string& ref) const {
   if (ref == "last") {
     const auto newest = runs(1);
@@ -314,7 +361,8 @@ std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit
   const std::string sql = std::string(
                               "SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "
                               "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes, " +
-                              kCommitUnderTest + ", " + kScenarioContended +
+                              kCommitUnderTest + ", " + kScenarioContended + ", " + scenario_paired("ratio") + ", " +
+                              scenario_paired("low") + ", " + scenario_paired("high") + ", r.manifest_json" +
                               " FROM scenario_results s "
                               "JOIN runs r ON r.run_id = s.run_id WHERE s.scenario_id = ?1 ORDER BY ") +
                           "r.started_at DESC, r.rowid DESC LIMIT ?2";
@@ -323,7 +371,8 @@ std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit
   std::vector<TrendPoint> out;
   while (q.step())
     out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6), q.real(7), q.integer(8),
-                   q.text(9), q.integer(10) != 0});
+                   q.text(9), q.integer(10) != 0, q.real(11), q.real(12), q.real(13),
+                   machine_label(nlohmann::json::parse(q.text(14), nullptr, false))});
   std::reverse(out.begin(), out.end());
   return out;
 }

@@ -9,7 +9,9 @@
 //        samples_per_s, peak_bytes)
 // Runs are ordered by started_at (ISO 8601 UTC, sorts as text), then by recording order.
 #pragma once
+#include <istream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,10 @@ struct TrendPoint {
   std::int64_t peak_bytes = 0;
   std::string commit;      // of the code under test, "" when not recorded
   bool contended = false;  // the scenario's disturbance said so
+  // Recorded by `ab --history` (NEW side): step time NEW/OLD measured side by side, with its
+  // paired 95% interval (provenance.ab_session.paired); 0 for other runs.
+  double paired_ratio = 0, paired_low = 0, paired_high = 0;
+  std::string machine;  // machine_label (machine.hpp) of the run's environment
 };
 
 class History {
@@ -71,6 +77,17 @@ class History {
 
   // One scenario across runs, oldest first; limit <= 0 means all (else the newest `limit`).
   std::vector<TrendPoint> trend(const std::string& scenario_id, int limit = 0) const;
+
+  // Every run, oldest first, as JSON lines that another machine's history can import (CI runners
+  // that each keep a history, an artifact carried between jobs): a header line
+  // {"kind": "trainbench-history-export", "version": 1}, then one {"results_path", "results"}
+  // per run.
+  void export_runs(std::ostream& out) const;
+
+  // Records every run of an export, replacing runs of the same id (importing twice changes
+  // nothing). The whole file is read and checked first: InputError naming `source` and the
+  // line when a line is not an export's, and nothing is recorded then. Returns the run count.
+  std::size_t import_runs(std::istream& in, const std::string& source);
 
  private:
   std::optional<RunResult> load_run(const std::string& run_id) const;

@@ -96,6 +96,13 @@ void from_json(const nlohmann::json& j, ResumeProvenance& s) {
 void to_json(nlohmann::json& j, const AbSessionProvenance& s) {
   j = {{"id", s.id}, {"side", s.side}};
   put_optional(j, "processes", s.processes);
+  if (!s.reference.empty()) j["reference"] = s.reference;
+  if (!s.paired.empty()) {
+    j["paired"] = nlohmann::json::array();
+    for (const auto& p : s.paired)
+      j["paired"].push_back(
+          {{"scenario", p.scenario}, {"ratio", p.ratio}, {"low", p.low}, {"high", p.high}, {"valid", p.valid}});
+  }
 }
 void from_json(const nlohmann::json& j, AbSessionProvenance& s) {
   require_object(j);
@@ -103,6 +110,15 @@ void from_json(const nlohmann::json& j, AbSessionProvenance& s) {
   s.side = text_field(j, "side", "");
   s.processes.reset();
   if (j.contains("processes")) s.processes = integer_field<std::int64_t>(j, "processes", 0);
+  s.reference = text_field(j, "reference", "");
+  s.paired = list_field<PairedRatio>(j, "paired", [](const nlohmann::json& v) {
+    require_object(v);
+    return PairedRatio{.scenario = text_field(v, "scenario", ""),
+                       .ratio = number_field(v, "ratio", 1),
+                       .low = number_field(v, "low", 1),
+                       .high = number_field(v, "high", 1),
+                       .valid = flag_field(v, "valid", false)};
+  });
 }
 
 void to_json(nlohmann::json& j, const MergedShard& s) {

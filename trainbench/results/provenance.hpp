@@ -48,11 +48,24 @@ struct ResumeProvenance {
   bool operator==(const ResumeProvenance&) const = default;
 };
 
+// One scenario's verdict on the NEW side of a judged `ab` session: its step time NEW/OLD (the
+// reciprocal of compare's speedup OLD/NEW) with the paired 95% interval over rounds (valid false:
+// too few rounds). Measured side by side, so the machine's drift between sessions is not in it:
+// what `history --changes --metric paired_ratio` follows across commits.
+struct PairedRatio {
+  std::string scenario;  // the scenario id
+  double ratio = 1, low = 1, high = 1;
+  bool valid = false;
+  bool operator==(const PairedRatio&) const = default;
+};
+
 // run provenance.ab_session: this run is one side of `trainbench ab`.
 struct AbSessionProvenance {
   std::string id;
   std::string side;                       // old | new
   std::optional<std::int64_t> processes;  // worker processes whose parts make this side
+  std::string reference;                  // NEW side, judged: what OLD was (its program)
+  std::vector<PairedRatio> paired;        // NEW side, judged: one per compared scenario
   bool operator==(const AbSessionProvenance&) const = default;
 };
 

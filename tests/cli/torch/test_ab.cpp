@@ -65,8 +65,28 @@ TEST_F(AbSession, RefusesSidesThatDisagreeOrAreNotTrainbench) {
 // --bisect: the exit codes `git bisect run` reads (0 good, 1 bad, 125 skip, 128 stop), so that a
 // bisection over commits judges each one with a paired session.
 TEST_F(AbSession, BisectExitCodesForGitBisectRun) {
-  EXPECT_EQ(trainbench(ab("good") + " --bisect --fail-on-regression 25"), 0);
+  EXPECT_EQ(trainbench(ab("good") + " --bisect --fail-on-regression 25 --history " + p("paired.sqlite") +
+                       " --commit c1 --label nightly"),
+            0);
   EXPECT_NE(log().find("trainbench ab --bisect: exit 0 (good)"), std::string::npos) << log();
+  // NEW carries its paired ratio NEW/OLD and is recorded with it, as commit c1.
+  const auto good = nlohmann::json::parse(tb::test::slurp(fs::path(p("good")) / "new" / "results.json"));
+  const auto& session = good["provenance"]["ab_session"];
+  ASSERT_EQ(session["paired"].size(), 1u) << session;
+  EXPECT_EQ(session["paired"][0]["scenario"], "mlp/fp32/w0/a1/b32");
+  EXPECT_GT(session["paired"][0]["ratio"].get<double>(), 0.5);
+  EXPECT_EQ(session["reference"], std::string("--old ") + TB_TRAINBENCH_BIN);
+  EXPECT_EQ(good["environment"]["code_under_test"]["commit"], "c1");
+  expect_valid_schema(fs::path(p("good")) / "new" / "results.json");
+  ASSERT_EQ(trainbench("history --history " + p("paired.sqlite") + " --changes --metric paired_ratio"), 0);
+  EXPECT_NE(log().find("0 change points in 1 scenario"), std::string::npos) << log();
+  ASSERT_EQ(trainbench("compare " + p("good/old") + " " + p("good/new")), 0) << "NEW's results read back";
+  // The same --out again (a CI job's folder): another session, another run in the history.
+  ASSERT_EQ(trainbench(ab("good") + " --history " + p("paired.sqlite") + " --commit c2"), 0);
+  ASSERT_EQ(trainbench("history --history " + p("paired.sqlite")), 0);
+  const std::string listing = log().substr(log().rfind("commit"));
+  EXPECT_NE(listing.find("c1"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("c2"), std::string::npos) << listing;
   EXPECT_EQ(
       trainbench(ab("bad") + " --bisect --fail-on-regression 25 --new-set test_delay_ms=20 --markdown " + p("bad.md")),
       1);
