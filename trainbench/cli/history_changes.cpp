@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/reporters/junit_report.hpp>
@@ -74,7 +75,7 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
   std::vector<TrendChange> changes;
   std::vector<ScenarioChanges> per_scenario;  // for JUnit
   std::size_t series = 0, split = 0;
-  std::map<std::string, bool> machines;
+  std::set<std::string> machines;
   for (const auto& id : ids) {
     auto points = history.trend(id, request.limit);
     TB_CHECK_INPUT(!points.empty(), history.path(), "--scenario", "no recorded results for scenario '", id, "'");
@@ -82,7 +83,7 @@ int print_changes(const History& history, const ChangesRequest& request, std::os
     split += per_machine.size() > 1;
     for (const auto& [machine, machine_points] : per_machine) {
       ++series;
-      machines[machine] = true;
+      machines.insert(machine);
       const std::string name = per_machine.size() > 1 ? id + " on " + machine : id;
       ScenarioChanges s{.scenario_id = name, .changes = trend_changes(name, machine_points, request.metric, options)};
       for (const auto& c : s.changes) {
