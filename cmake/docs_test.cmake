@@ -39,3 +39,8 @@ set_tests_properties(docs_check_self_test PROPERTIES TIMEOUT 120 LABELS docs)
 add_test(NAME examples_ci COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/examples/check_ci_examples.py
   --root ${CMAKE_CURRENT_SOURCE_DIR} --trainbench $<TARGET_FILE:trainbench>)
 set_tests_properties(examples_ci PROPERTIES TIMEOUT 120 LABELS docs SKIP_RETURN_CODE 77)
+# The GPU check as a dry run on a machine without one (every stage skipped with what it would
+# run), and the goals script on the H200 session's recorded results.
+add_test(NAME device_check_dry_run COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/scripts/check_device_check.sh)
+set_tests_properties(device_check_dry_run PROPERTIES TIMEOUT 120 LABELS docs
+  ENVIRONMENT "TRAINBENCH_BINARY=$<TARGET_FILE:trainbench>")

@@ -16,6 +16,11 @@
 #   command: "bash scripts/device-check.sh"   carry: [".device"]
 # Every stage has its own time limit (interrupted with SIGINT, so its results.json is kept) and
 # the results are packed after each stage, so a run cut short still brings back what it measured.
+#
+# Without a CUDA device (no nvidia-smi, or torch sees no GPU), or with DEVICE_CHECK_DRY_RUN=1, it
+# is a dry run: nothing is built or measured, every stage says it is skipped and why, and the
+# summary says which goal each stage would check; exit 0. The test suite runs it that way
+# (ctest device_check_dry_run), so a change that breaks the script shows before a device is lent.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$ROOT/device-out}
@@ -23,7 +28,25 @@ mkdir -p "$OUT"
 cd "$ROOT"
 log() { echo "[device-check $(date +%T)] $*" | tee -a "$OUT/summary.txt"; }
 
+DRY_REASON=""
+if [ -n "${DEVICE_CHECK_DRY_RUN:-}" ]; then
+  DRY_REASON="DEVICE_CHECK_DRY_RUN is set"
+elif ! nvidia-smi -L > /dev/null 2>&1; then
+  DRY_REASON="no CUDA device (nvidia-smi finds no GPU)"
+fi
+if [ -n "$DRY_REASON" ]; then
+  log "dry run: $DRY_REASON; every stage is skipped with what it would run"
+  RES=$OUT/dry-run
+  mkdir -p "$RES"
+  BIN=${TRAINBENCH_BINARY:-$ROOT/build/trainbench}
+  stage() {  # stage NAME SECONDS COMMAND...: in a dry run, says what it would run and why not
+    local name=$1 limit=$2; shift 2
+    log "$name (limit ${limit}s): skipped ($DRY_REASON); would run: $*"
+  }
+fi
+
 DEV=$ROOT/.device/root
+if [ -z "$DRY_REASON" ]; then
 mkdir -p "$DEV"
 for deb in .device/debs/*.deb; do dpkg -x "$deb" "$DEV"; done
 export TRAINBENCH_PYTHON=${TRAINBENCH_PYTHON:-python3}
@@ -83,6 +106,7 @@ else
   tail -15 "$RES/ctest.log" | tee -a "$OUT/summary.txt"
 fi
 pack
+fi  # not a dry run
 
 stage seed 110 "$BIN" run scenarios/seed.json --out "$RES/seed" --no-history --set 'steps.time_budget_s=2'
 stage gpu-profile 60 "$BIN" run scenarios/gpu-profile.json --out "$RES/gpu-profile" --no-history \
@@ -94,8 +118,16 @@ stage ddp-gpu 35 "$BIN" run scenarios/ddp-cpu.json --out "$RES/ddp-gpu" --no-his
   --set 'steps.time_budget_s=3' --set 'steps.rounds=3'
 stage field 90 "$BIN" run scenarios/field.json --out "$RES/field" --no-history \
   --set 'steps.time_budget_s=1.5' --set 'steps.rounds=3'
+# The standard workloads, compute only (the matrix's default: batches resident on the GPU), at
+# the published batch sizes the goals name (docs/gpu-check.md#goals).
 stage standard 100 "$BIN" run scenarios/standard.json --out "$RES/standard" --no-history \
-  --set 'steps.time_budget_s=2' --set 'steps.rounds=2' --set 'axes.batch=[32]'
+  --set 'steps.time_budget_s=2' --set 'steps.rounds=2'
+if [ -n "$DRY_REASON" ]; then
+  stage bench_harness_overhead 75 bench_harness_overhead --benchmark_repetitions=3
+  python3 scripts/device-goals.py "$RES" | tee -a "$OUT/summary.txt"
+  log "done (dry run)"
+  exit 0
+fi
 if [ -x "$TRAINBENCH_BUILD/bench_harness_overhead" ]; then
   # The harness's own cost on the GPU (CUDA events, loss handles, GradScaler at fp16) and on this
   # host's CPU, at micro-batch 64 and accumulation 1 and 4: three repetitions, each row shown.
@@ -105,4 +137,5 @@ fi
 # Kineto traces are large on a GPU: the first two travel.
 mkdir -p "$RES/kineto"; ls "$RES"/seed/traces/*.pt.trace.json 2>/dev/null | head -2 | xargs -r -I{} cp {} "$RES/kineto/"
 tar -C "$RES" -czf "$OUT/device-results.tar.gz" --exclude='seed/traces/*.pt.trace.json' .
+python3 scripts/device-goals.py "$RES" | tee -a "$OUT/summary.txt"
 log "done"

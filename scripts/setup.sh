@@ -15,7 +15,8 @@ TB_TORCHVISION_VERSION=0.26.0
 TB_VENV=${TRAINBENCH_VENV:-$HOME/.cache/trainbench/venv}
 TB_BUILD=${TRAINBENCH_BUILD:-$TB_ROOT/build}
 TB_APT_PACKAGES=(cmake ninja-build ccache g++ lld nlohmann-json3-dev libgtest-dev libbenchmark-dev
-  libbenchmark-tools libgloo-dev libsqlite3-dev zlib1g-dev libjpeg-dev libjs-chart.js python3-venv python3-jsonschema python3-yaml)
+  libbenchmark-tools libgloo-dev libsqlite3-dev zlib1g-dev libjpeg-dev libjs-chart.js python3-venv python3-jsonschema python3-yaml
+  libpq-dev postgresql)
 
 tb_log() { printf '[trainbench] %s\n' "$*" >&2; }
 

@@ -122,6 +122,42 @@ TEST(MatrixExpand, ModelOverridesApplyToTheirModelOnly) {
   EXPECT_EQ(scenarios[1].model_options, json({{"layers", 1}}));
 }
 
+// Gates apply in order: the later matching rule replaces the metrics it names, keeps the rest.
+TEST(MatrixExpand, GatesResolvePerScenarioInOrder) {
+  const auto spec = parse(json::parse(R"({"name": "g", "axes": {"precision": ["fp32", "amp_bf16"], "batch": [32, 64]},
+    "gates": [{"step_time_pct": 5, "peak_memory_pct": 10},
+              {"match": {"precision": "amp_bf16"}, "step_time_pct": 8, "loss_drift": 0.05},
+              {"match": {"precision": "amp_bf16", "batch": [64]}, "peak_memory_pct": 2}]})"));
+  const auto scenarios = expand(spec);
+  ASSERT_EQ(scenarios.size(), 4u);
+  const auto find = [&](const std::string& precision, int batch) {
+    for (const auto& p : scenarios)
+      if (to_string(p.precision) == precision && p.batch == batch) return p.gates;
+    ADD_FAILURE() << precision << " " << batch;
+    return GateThresholds{};
+  };
+  const auto fp32 = find("fp32", 32);
+  EXPECT_EQ(fp32.step_time_pct, 5.0);
+  EXPECT_EQ(fp32.peak_memory_pct, 10.0);
+  EXPECT_FALSE(fp32.loss_drift.has_value());
+  const auto bf16_32 = find("amp_bf16", 32);
+  EXPECT_EQ(bf16_32.step_time_pct, 8.0);
+  EXPECT_EQ(bf16_32.peak_memory_pct, 10.0);
+  EXPECT_EQ(bf16_32.loss_drift, 0.05);
+  EXPECT_EQ(find("amp_bf16", 64).peak_memory_pct, 2.0);
+  // In results.json's params, and read back; a scenario without gates writes none.
+  const json written = scenarios[0];
+  EXPECT_EQ(written.at("gates").at("step_time_pct"), 5.0);
+  EXPECT_EQ(written.get<ScenarioParams>().gates.peak_memory_pct, 10.0);
+  const json plain = expand(parse(json::parse(R"({"name": "p"})"))).front();
+  EXPECT_FALSE(plain.contains("gates"));
+  // A rule made empty by --set (the axis it selects on changed) is not an error.
+  EXPECT_NO_THROW(parse_matrix(apply_set_overrides(json::parse(R"({"name": "g", "axes": {"batch": [32]},
+    "gates": [{"match": {"batch": 32}, "step_time_pct": 3}]})"),
+                                                   {"axes.batch=[16]"}),
+                               "inline.json", full_catalog(), {"axes.batch=[16]"}));
+}
+
 TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "sgd"}}))[0].learning_rate, 0.01);
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "adam"}}))[0].learning_rate, 1e-3);
@@ -605,7 +641,14 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"user_axis_value_with_slash", "axes.user.data[0]", "a short text without '/'"},
     BadInput{"user_axes_on_cpp_loop", "axes.user", "the C++ loop has nowhere to pass them"},
     BadInput{"python_loop_data_parallel", "axes.world_size", "a Python loop runs in one process"},
-    BadInput{"python_loop_batch_max", "axes.batch", "give a Python loop's batch sizes"}};
+    BadInput{"python_loop_batch_max", "axes.batch", "give a Python loop's batch sizes"},
+    // Per-scenario CI gates (gate_thresholds.hpp).
+    BadInput{"gates_not_list", "gates", "must be a list of rules"},
+    BadInput{"gates_unknown_key", "gates[1].mfu_pct", "unknown gate key 'mfu_pct'"},
+    BadInput{"gates_no_threshold", "gates[0]", "names no threshold"},
+    BadInput{"gates_negative", "gates[0].peak_memory_pct", "must be > 0"},
+    BadInput{"gates_match_nothing", "gates[0].match", "matches no scenario of the matrix"},
+    BadInput{"gates_match_unknown_axis", "gates[0].match.threads", "unknown axis 'threads'"}};
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
                          [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });

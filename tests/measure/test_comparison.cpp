@@ -346,6 +346,42 @@ TEST(RegressionGate, PlantedSlowdownBeyondNoiseFails) {
   EXPECT_DOUBLE_EQ(c.scenarios[0].gate_pct, 12.0);
 }
 
+// The new run's matrix gates (params.gates): its own step-time threshold replaces the command
+// line's, peak memory and loss fail past theirs, each with the figures it was judged on.
+TEST(RegressionGate, MatrixGatesPerScenarioAndMetric) {
+  auto old_mlp = make_scenario("mlp", Precision::fp32, 32, jittered(0.010, 0.01, 40, 1), loss_curve(30, 0.5));
+  auto new_mlp = make_scenario("mlp", Precision::fp32, 32, jittered(0.011, 0.01, 40, 2), loss_curve(30, 0.5));
+  auto old_cnn = make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 40, 3), loss_curve(30, 0.5));
+  auto new_cnn = make_scenario("cnn", Precision::fp32, 32, jittered(0.030, 0.01, 40, 4), loss_curve(30, 0.6));
+  old_mlp.memory.peak_rss_bytes = old_cnn.memory.peak_rss_bytes = 100 << 20;
+  new_mlp.memory.peak_rss_bytes = 104 << 20;  // +4%
+  new_cnn.memory.peak_rss_bytes = 130 << 20;  // +30%
+  new_mlp.params.gates.step_time_pct = 15;    // the +10% of mlp is within its own 15%
+  new_cnn.params.gates.peak_memory_pct = 20;
+  new_cnn.params.gates.loss_drift = 0.05;  // the loss ends 20% higher
+  const auto old_run = make_run("old", {old_mlp, old_cnn});
+  const auto new_run = make_run("new", {new_mlp, new_cnn});
+  CompareOptions o;
+  o.fail_on_regression_pct = 5;
+  const auto c = compare_runs(old_run, new_run, o);
+  const ScenarioComparison& mlp = c.scenarios[0];
+  const ScenarioComparison& cnn = c.scenarios[1];
+  EXPECT_DOUBLE_EQ(mlp.gate_pct, 15.0);
+  EXPECT_FALSE(mlp.gate_failed());
+  EXPECT_FALSE(mlp.memory_gate_pct.has_value()) << "no memory gate set for mlp";
+  EXPECT_DOUBLE_EQ(cnn.gate_pct, 5.0);
+  EXPECT_FALSE(cnn.regression) << "not slower";
+  EXPECT_TRUE(cnn.memory_regression);
+  EXPECT_NEAR(cnn.new_peak_bytes / cnn.old_peak_bytes, 1.3, 1e-9);
+  EXPECT_TRUE(cnn.loss_regression);
+  EXPECT_NEAR(cnn.loss_drift, 0.2, 0.05);
+  EXPECT_TRUE(c.regression) << "the run fails its gate";
+  // Without a gate nothing is judged.
+  const auto ungated = compare_runs(old_run, new_run, CompareOptions{});
+  EXPECT_FALSE(ungated.scenarios[1].memory_regression);
+  EXPECT_FALSE(ungated.regression);
+}
+
 // The two sides of an A/B session (`trainbench ab`): each round's drift (here +-25%) hits OLD and
 // NEW alike. Paired by round, a 10% slowdown stands out and an A/A pair is "same"; the same
 // numbers compared as two independent runs drown in the drift.

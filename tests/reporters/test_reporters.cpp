@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <trainbench/cli/commands.hpp>
+#include <trainbench/reporters/bencher_reporter.hpp>
 #include <trainbench/reporters/csv_reporter.hpp>
 #include <trainbench/reporters/gbench_reporter.hpp>
 #include <trainbench/reporters/headline.hpp>
@@ -295,6 +296,58 @@ TEST(CsvReporter, QuotesPerRfc4180AndHasOneRowPerScenario) {
   // Every row has as many fields as the header (no field in the fixture holds a quoted comma
   // except the JSON option columns, which are quoted).
   EXPECT_NE(csv.find("\"{\"\"hidden\"\":512,\"\"layers\"\":3}\""), std::string::npos);
+}
+
+// Bencher Metric Format: {benchmark: {measure: {value, lower_value, upper_value}}}, latency in
+// nanoseconds, throughput in samples/s with the interval inverted, only ok scenarios.
+TEST(BencherReporter, LatencyThroughputAndPeakMemoryPerOkScenario) {
+  auto run = fixture_run();
+  run.scenarios[0].memory.peak_allocated_bytes = 0;  // a CPU scenario: the resident set's peak
+  run.scenarios[0].memory.peak_rss_bytes = 123456789;
+  const auto doc = BencherReporter::to_bencher_json(run);
+  EXPECT_EQ(doc.size(), 7u) << "the 7 ok scenarios";
+  const auto& s = run.scenarios[0];
+  const auto& m = doc.at(s.id);
+  EXPECT_NEAR(m.at("latency").at("value").get<double>(), s.step_time_s.median * 1e9, 1e-3);
+  EXPECT_NEAR(m.at("latency").at("lower_value").get<double>(), s.step_time_s.ci_low * 1e9, 1e-3);
+  EXPECT_NEAR(m.at("latency").at("upper_value").get<double>(), s.step_time_s.ci_high * 1e9, 1e-3);
+  EXPECT_NEAR(m.at("throughput").at("value").get<double>(), s.samples_per_s, 1e-9);
+  EXPECT_LT(m.at("throughput").at("lower_value").get<double>(), s.samples_per_s);
+  EXPECT_GT(m.at("throughput").at("upper_value").get<double>(), s.samples_per_s);
+  EXPECT_EQ(m.at("peak-memory").at("value"), 123456789);
+  EXPECT_FALSE(doc.contains("transformer/fp32/w0/a1/b1024")) << "an oom scenario has no figures";
+  // Every metric is an object with a numeric value (the BMF schema's one requirement).
+  for (const auto& [bench, measures] : doc.items())
+    for (const auto& [measure, metric] : measures.items()) EXPECT_TRUE(metric.at("value").is_number()) << bench;
+  EXPECT_EQ(make_reporter("bencher")->default_file_name(), "bencher.json");
+}
+
+// Segments are repetitions, as google/benchmark writes --benchmark_repetitions: one iteration
+// entry each, then mean, median and stddev aggregates over them.
+TEST(GbenchReporter, OneRepetitionPerSegmentThenAggregates) {
+  auto run = fixture_run();
+  auto& s = run.scenarios[0];
+  const std::vector<double> medians = {0.010, 0.012, 0.011, 0.013};
+  for (int r = 0; r < 4; ++r) s.segments.push_back({r, 10, medians[r], r * 1.0});
+  const auto doc = GbenchReporter::to_gbench_json(run);
+  ASSERT_EQ(doc.at("benchmarks").size(), 7u + 3 + 3) << "4 repetitions and 3 aggregates in place of one entry";
+  for (int r = 0; r < 4; ++r) {
+    const auto& b = doc.at("benchmarks").at(r);
+    EXPECT_EQ(b.at("name"), "mlp/fp32/w0/a1/b64");
+    EXPECT_EQ(b.at("run_type"), "iteration");
+    EXPECT_EQ(b.at("repetitions"), 4);
+    EXPECT_EQ(b.at("repetition_index"), r);
+    EXPECT_EQ(b.at("iterations"), 10);
+    EXPECT_NEAR(b.at("real_time").get<double>(), medians[r] * 1e6, 1e-6);
+  }
+  const auto& mean = doc.at("benchmarks").at(4);
+  EXPECT_EQ(mean.at("name"), "mlp/fp32/w0/a1/b64_mean");
+  EXPECT_EQ(mean.at("run_type"), "aggregate");
+  EXPECT_EQ(mean.at("aggregate_name"), "mean");
+  EXPECT_NEAR(mean.at("real_time").get<double>(), 11500, 1e-6);
+  EXPECT_NEAR(doc.at("benchmarks").at(5).at("real_time").get<double>(), 11500, 1e-6);        // median
+  EXPECT_NEAR(doc.at("benchmarks").at(6).at("real_time").get<double>(), 1290.994449, 1e-3);  // sample stddev
+  EXPECT_EQ(doc.at("benchmarks").at(7).at("name"), "mlp/amp_bf16/w0/a1/b64");
 }
 
 TEST(GbenchReporter, OnlyOkScenariosWithMedianMicroseconds) {

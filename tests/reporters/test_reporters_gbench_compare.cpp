@@ -36,6 +36,10 @@ TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
   auto run = test::fixture_run();
   for (auto& s : run.scenarios)  // CPU time as a new run records it: 90% of the wall time
     s.disturbance.emplace().process_cpu_s = 0.9 * s.measured_steps * s.step_time_s.median;
+  // The first scenario measured in 9 rounds: 9 repetitions, enough for compare.py's U test.
+  auto& segmented = run.scenarios[0];
+  for (int r = 0; r < 9; ++r)
+    segmented.segments.push_back({r, 10, segmented.step_time_s.median * (1 + 0.01 * (r % 3 - 1)), r * 1.0});
   auto base = GbenchReporter::to_gbench_json(run);
   auto slower = base;
   for (auto& b : slower.at("benchmarks")) {
@@ -52,6 +56,12 @@ TEST(GbenchExport, GoogleBenchmarkComparePyReadsIt) {
     EXPECT_NE(res.output.find(b.at("name").get<std::string>()), std::string::npos) << b.at("name") << " missing from:\n"
                                                                                    << res.output;
   EXPECT_NE(res.output.find("+0.1000"), std::string::npos) << "10% slower not reported:\n" << res.output;
+  // The repetitions' spread gives the U test (9 of them: no "results unreliable" warning), and
+  // the aggregates are compared like google/benchmark's own.
+  const std::string first = base.at("benchmarks").at(0).at("name");
+  EXPECT_NE(res.output.find(first + "_pvalue"), std::string::npos) << res.output;
+  EXPECT_EQ(res.output.find("WARNING: Results unreliable"), std::string::npos) << res.output;
+  EXPECT_NE(res.output.find(first + "_median"), std::string::npos) << res.output;
   // compare.py prints whole time units: in microseconds a 4.19 ms step keeps its digits ("4188"),
   // where milliseconds printed "4".
   const double first_us = base.at("benchmarks").at(0).at("real_time").get<double>();

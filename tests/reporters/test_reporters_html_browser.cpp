@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <trainbench/reporters/history_html.hpp>
+#include <trainbench/reporters/history_site.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
+#include <trainbench/reporters/html_page.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/reporters/reporter.hpp>
 #include "tests/reporters/test_reporters_support.hpp"
@@ -178,6 +180,73 @@ TEST_F(ChartsInBrowser, HistoryPageDrawsATrendPerScenario) {
   EXPECT_EQ(attribute(dom.output, "data-drawn"), expected);
   EXPECT_EQ(attribute(dom.output, "data-errors"), 0);
   EXPECT_EQ(expect_charts_laid_out(dom.output, "history 900 px"), expected);
+}
+
+// The history site: a scenario page with a planted change (marked), a contended run and paired
+// ratios draws both charts at 900 and 1400 px without scrolling sideways; the index has no
+// chart and no script error. Screenshots at TB_BINARY_DIR/history_site_*.png.
+TEST_F(ChartsInBrowser, HistorySitePagesDrawAtBothWidths) {
+  SiteSeries series{.scenario_id = "mlp/fp32/w0/a1/b32", .machine = "Test CPU 9000"};
+  for (int i = 0; i < 24; ++i) {
+    TrendPoint p;
+    p.run_id = "r" + std::to_string(i);
+    p.started_at = "2026-02-" + std::string(i < 9 ? "0" : "") + std::to_string(i + 1) + "T00:00:00Z";
+    p.commit = "c" + std::to_string(i);
+    p.status = "ok";
+    const double wobble = 1 + 0.01 * ((i * 7) % 5 - 2);
+    p.median_s = 0.010 * (i >= 16 ? 1.1 : 1.0) * wobble;
+    p.ci_low = p.median_s * 0.98;
+    p.ci_high = p.median_s * 1.02;
+    p.samples_per_s = 32 / p.median_s;
+    p.paired_ratio = (i >= 16 ? 1.1 : 1.0) * wobble;
+    p.paired_low = p.paired_ratio * 0.97;
+    p.paired_high = p.paired_ratio * 1.03;
+    p.contended = i == 9;
+    series.points.push_back(p);
+  }
+  series.step_changes = trend_changes(series.scenario_id, series.points, TrendMetric::step_time);
+  series.paired_changes = trend_changes(series.scenario_id, series.points, TrendMetric::paired_ratio);
+  ASSERT_FALSE(series.paired_changes.empty());
+  series.page = "scenarios/mlp.html";
+  HistorySite site{.db_path = "history.sqlite", .runs = {}, .series = {series}};
+
+  const auto dir = test::scratch_dir("html_browser_site");
+  std::filesystem::create_directories(dir / "scenarios");
+  std::filesystem::create_directories(dir / "assets");
+  std::filesystem::copy_file(reporter.chartjs_path(), dir / "assets" / "chart.min.js",
+                             std::filesystem::copy_options::overwrite_existing);
+  {
+    std::ofstream index(dir / "index.html");
+    render_site_index(index, site);
+    std::ofstream page(dir / series.page);
+    render_site_series(page, site, series, "../assets/chart.min.js");
+  }
+  const int expected = static_cast<int>(site_series_charts(series).at("charts").size());
+  ASSERT_EQ(expected, 2);
+  for (const int width : {900, 1400}) {
+    const std::string where = "site page " + std::to_string(width) + " px";
+    const std::string size = " --window-size=" + std::to_string(width) + ",2400";
+    const auto page = dir / series.page;
+    const auto dom = test::run_command(chromium_command(browser, dir) + size + " --dump-dom file://" + page.string() +
+                                       " 2>/dev/null");
+    ASSERT_EQ(dom.exit_code, 0);
+    EXPECT_EQ(attribute(dom.output, "data-drawn"), expected) << where << ": " << status_text(dom.output, "data-errors");
+    EXPECT_EQ(attribute(dom.output, "data-errors"), 0) << where;
+    EXPECT_EQ(expect_charts_laid_out(dom.output, where), expected) << where;
+    EXPECT_EQ(status_text(dom.output, "data-page-overflow"), "0") << where << ": the page scrolls sideways";
+    const auto index = test::run_command(chromium_command(browser, dir) + size + " --dump-dom file://" +
+                                         (dir / "index.html").string() + " 2>/dev/null");
+    ASSERT_EQ(index.exit_code, 0);
+    EXPECT_EQ(attribute(index.output, "data-errors"), 0) << "index " << where;
+    EXPECT_EQ(status_text(index.output, "data-page-overflow"), "0") << "index " << where;
+    const auto shot = std::filesystem::path(TB_BINARY_DIR) / ("history_site_" + std::to_string(width) + ".png");
+    std::filesystem::remove(shot);
+    const auto res = test::run_command(chromium_command(browser, dir) + size + " --screenshot=" + shot.string() +
+                                       " file://" + page.string() + " 2>/dev/null");
+    EXPECT_EQ(res.exit_code, 0);
+    ASSERT_TRUE(std::filesystem::exists(shot));
+    EXPECT_GT(std::filesystem::file_size(shot), 20000u) << "a blank page compresses far smaller";
+  }
 }
 
 // Clicks the scenario table's samples/s header twice (a script the test appends to the page)

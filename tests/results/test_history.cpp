@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -365,7 +366,7 @@ namespace {
 // 30 runs a day apart, each of the code at commit c00 .. c29: mlp is 10 ms with +-2% run-to-run
 // noise and 10% slower from run 20 on; cnn stays at 30 ms (or changes by cnn_factor from run 20
 // on too). Run 19 of cnn was measured on a loaded machine.
-void record_history_with_a_slowdown(History& h, double cnn_factor = 1.0) {
+void record_history_with_a_slowdown(History& h, double cnn_factor = 1.0, double mlp_gate_pct = 0) {
   std::uint64_t state = 12345;
   const auto noise = [&state] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -383,6 +384,7 @@ void record_history_with_a_slowdown(History& h, double cnn_factor = 1.0) {
     auto run = make_run(id, {make_scenario("mlp", Precision::fp32, 32, jittered(mlp, 0.01, 20, i)), cnn},
                         "Test CPU 9000", day, "trainbench0rev");
     run.environment["code_under_test"] = {{"commit", commit}, {"source", "command line"}};
+    if (mlp_gate_pct > 0) run.scenarios[0].params.gates.step_time_pct = mlp_gate_pct;
     h.record(run, std::string("results/") + id);
   }
 }
@@ -402,6 +404,58 @@ TEST_F(HistoryTest, TrendCarriesTheCommitUnderTestAndContention) {
   // Runs recorded before code_under_test existed read as "".
   History(db_).record(make_run("old", {}, "Test CPU 9000", "2025-01-01T00:00:00Z"), "results/old");
   EXPECT_EQ(h.runs().back().commit, "");
+}
+
+// --html DIR: an index and a page per scenario; the planted change is marked on mlp's page and
+// listed first on the index; a folder trainbench did not write is refused whole.
+TEST_F(HistoryTest, HistoryCommandWritesASiteWithChangePointsMarked) {
+  {
+    History h(db_);
+    record_history_with_a_slowdown(h);
+  }
+  const auto site = dir_ / "site";
+  std::ostringstream out, err;
+  ASSERT_EQ(cmd_history({"--db", db_, "--html", site.string()}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("and 2 scenario pages under"), std::string::npos) << out.str();
+  const auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string index = read(site / "index.html");
+  // The latest change: mlp's regression between c19 and c20, linked to its page.
+  EXPECT_NE(index.find("<table id=\"tb-latest-changes\">"), std::string::npos) << index.substr(0, 3000);
+  EXPECT_NE(index.find("<a href=\"scenarios/mlp-fp32-w0-a1-b32.html\"><code>mlp/fp32/w0/a1/b32</code></a>"),
+            std::string::npos);
+  EXPECT_NE(index.find("<code>c19..c20</code></td><td class=\"num regression\">+"), std::string::npos);
+  EXPECT_NE(index.find("<td class=\"quiet\">none</td>"), std::string::npos) << "cnn has no change point";
+  const std::string mlp = read(site / "scenarios" / "mlp-fp32-w0-a1-b32.html");
+  EXPECT_NE(mlp.find("href=\"../index.html\""), std::string::npos);
+  EXPECT_NE(mlp.find("<script src=\"../assets/chart.min.js\"></script>"), std::string::npos);
+  // The change point half-way between the runs of c19 and c20 (indices 19 and 20).
+  EXPECT_TRUE(
+      std::regex_search(mlp, std::regex("\"changes\": \\[\\s*\\{\\s*\"label\": \"\\+[0-9.]+%\",\\s*\"x\": 19\\.5")))
+      << mlp.substr(mlp.find("\"changes\""), 200);
+  const std::string cnn = read(site / "scenarios" / "cnn-fp32-w0-a1-b32.html");
+  EXPECT_NE(cnn.find("<tr class=\"contended\"><td><code>r19</code>"), std::string::npos) << "contended run marked";
+  EXPECT_NE(cnn.find("id=\"tb-no-changes\""), std::string::npos);
+
+  // Rebuilt in place: a page of a scenario the history no longer has goes, the rest is rewritten.
+  std::ofstream(site / "scenarios" / "gone.html") << "old";
+  ASSERT_EQ(cmd_history({"--db", db_, "--html", site.string(), "--scenario", "cnn/fp32/w0/a1/b32"}, out, err), 0)
+      << err.str();
+  EXPECT_FALSE(std::filesystem::exists(site / "scenarios" / "gone.html"));
+  EXPECT_FALSE(std::filesystem::exists(site / "scenarios" / "mlp-fp32-w0-a1-b32.html"));
+  EXPECT_TRUE(std::filesystem::exists(site / "scenarios" / "cnn-fp32-w0-a1-b32.html"));
+
+  // A folder of the user's: refused, nothing written or removed.
+  const auto mine = dir_ / "mine";
+  std::filesystem::create_directories(mine);
+  std::ofstream(mine / "notes.html") << "mine";
+  err.str("");
+  EXPECT_EQ(cmd_history({"--db", db_, "--html", mine.string()}, out, err), 2);
+  EXPECT_NE(err.str().find("--html: is a folder that trainbench did not write"), std::string::npos) << err.str();
+  EXPECT_TRUE(std::filesystem::exists(mine / "notes.html"));
+  EXPECT_FALSE(std::filesystem::exists(mine / "index.html"));
 }
 
 TEST_F(HistoryTest, ChangesNameTheCommitsAroundAPlantedSlowdown) {
@@ -443,6 +497,20 @@ TEST_F(HistoryTest, ChangesNameTheCommitsAroundAPlantedSlowdown) {
   out.str("");
   EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--metric", "samples_per_s", "--fail-on-change", "5"}, out, err), 1)
       << out.str();
+}
+
+// The matrix's own threshold for a scenario (params.gates.step_time_pct of its newest run)
+// replaces --fail-on-change's: mlp's +10% passes its 15%, fails the command line's 5%.
+TEST_F(HistoryTest, ChangesGateByTheMatrixThresholdOfEachScenario) {
+  {
+    History h(db_);
+    record_history_with_a_slowdown(h, 1.0, 15);
+    EXPECT_DOUBLE_EQ(h.trend("mlp/fp32/w0/a1/b32").back().gate_step_time_pct, 15.0);
+    EXPECT_DOUBLE_EQ(h.trend("cnn/fp32/w0/a1/b32").back().gate_step_time_pct, 0.0);
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(cmd_history({"--db", db_, "--changes", "--fail-on-change", "5"}, out, err), 0) << out.str();
+  EXPECT_NE(out.str().find("none, passed"), std::string::npos) << out.str();
 }
 
 TEST_F(HistoryTest, ChangesRefuseBadOptions) {

@@ -40,7 +40,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct AbArgs {
-  std::string matrix, old_bin, new_bin, out_dir, json_out, junit_out, markdown_out, noise_in, noise_out;
+  std::string matrix, old_matrix, old_bin, new_bin, out_dir, json_out, junit_out, markdown_out, noise_in, noise_out;
   std::string history, commit, label;  // --history: record NEW with its paired ratios
   bool aa = false;
   std::vector<std::string> sets, old_sets, new_sets;
@@ -55,6 +55,7 @@ struct AbArgs {
 AbArgs read_ab_args(const ParsedArgs& parsed) {
   AbArgs a;
   a.matrix = parsed.positional(0);
+  a.old_matrix = parsed.value_or("--old-matrix", "");
   a.old_bin = parsed.value_or("--old", "");
   a.new_bin = parsed.value_or("--new", "");
   a.out_dir = parsed.value_or("--out", "");
@@ -123,6 +124,7 @@ AbSession name_session(const AbArgs& a) {
 PairedWorkersOptions paired_options(const AbArgs& a, const AbSession& session) {
   PairedWorkersOptions o;
   o.matrix = a.matrix;
+  o.old_matrix = a.old_matrix;
   o.programs = {a.old_bin, a.new_bin};
   o.session = session.id;
   o.out_dir = session.out_dir;
@@ -197,7 +199,7 @@ void record_paired_ratios(const AbArgs& a, const RunComparison& c, RunResult new
   if (a.history.empty()) return;
   History history(a.history);
   history.record(new_run, path);
-  out << "history: recorded NEW (run " << new_run.run_id << ") with its paired ratios in " << a.history << '\n';
+  out << "history: recorded NEW (run " << new_run.run_id << ") with its paired ratios in " << history.path() << '\n';
 }
 
 // The verdict: the same paired comparison and gate as `compare DIR/old DIR/new`.
@@ -314,6 +316,9 @@ const Command& ab_command() {
                    {"--out", "DIR", "where results go (default results/ab-<time>-<pid>)"},
                    {"--set", "PATH=JSON", "matrix override for both sides", true},
                    {"--old-set", "PATH=JSON", "override for OLD only", true},
+                   {"--old-matrix", "PATH",
+                    "OLD runs this matrix file instead of MATRIX (another checkout's\n"
+                    "copy of it, as `trainbench bisect` uses); the scenarios must match"},
                    {"--new-set", "PATH=JSON",
                     "override for NEW only (e.g. a planted slowdown:\n"
                     "--new-set test_delay_ms=2.5). Both sides must still expand\n"

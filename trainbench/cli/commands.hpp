@@ -23,6 +23,10 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
 const Command& ab_command();
 int cmd_ab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// trainbench bisect GOOD BAD --matrix PATH --build CMD --binary PATH: the commit that made it slower
+const Command& bisect_command();
+int cmd_bisect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 // trainbench merge DIR... --out DIR [options]: the shards of one matrix (run --shard i/n) as one run
 const Command& merge_command();
 int cmd_merge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -14,6 +14,7 @@
 #include <trainbench/measure/comparison.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history.hpp>
+#include <trainbench/results/history_store.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb::cli {
@@ -97,7 +98,8 @@ Loaded load_runs(const Args& a) {
   }
   TB_CHECK_INPUT(a.positional.size() <= 1, "command line", "--against",
                  "takes at most one results path (NEW); see --help");
-  TB_CHECK_INPUT(std::filesystem::exists(a.db), a.db, "", "no history database (record runs first)");
+  TB_CHECK_INPUT(is_postgresql_url(a.db) || std::filesystem::exists(a.db), a.db, "",
+                 "no history database (record runs first)");
   const History history(a.db);
   if (a.positional.empty()) {
     auto newest = history.find("last");

@@ -86,6 +86,8 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
       ++regressions;
       verdict += "  REGRESSION (> " + format("%.1f", s.gate_pct) + "%)";
     }
+    if (s.memory_regression) verdict += "  MEMORY (> " + format("%.1f", *s.memory_gate_pct) + "%)";
+    if (s.loss_regression) verdict += "  LOSS (drift > " + format("%g", *s.loss_gate) + ")";
     if (s.contended) verdict += "  CONTENDED";
     if (s.unjudged) verdict += "  NOT JUDGED (no interval)";
     table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
@@ -125,6 +127,17 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   for (const auto& s : c.scenarios)
     if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
   if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
+  // The matrix's own gates (params.gates), with the figures they were judged on.
+  for (const auto& s : c.scenarios) {
+    if (s.memory_regression)
+      out << "memory gate: " << s.id << ": peak " << format("%.1f", s.old_peak_bytes / 1048576) << " -> "
+          << format("%.1f", s.new_peak_bytes / 1048576) << " MiB ("
+          << format("%+.1f%%", (s.new_peak_bytes / s.old_peak_bytes - 1) * 100) << "), threshold "
+          << format("%g", *s.memory_gate_pct) << "%\n";
+    if (s.loss_regression)
+      out << "loss gate: " << s.id << ": loss drifted " << format("%.4f", s.loss_drift)
+          << " (relative) from OLD's at the steps both reached, threshold " << format("%g", *s.loss_gate) << '\n';
+  }
   int broken = 0;
   for (const auto& s : c.scenarios) broken += s.broken ? 1 : 0;
   broken += static_cast<int>(c.missing_in_new.size());

@@ -28,8 +28,17 @@ std::string commit_of(const TrendPoint& p) {
   return c.empty() ? "?" : c.substr(0, std::min<std::size_t>(10, c.size()));
 }
 
+// The threshold of the gate for this change: the matrix's for the scenario in the newest run of
+// its new level (params.gates: step time for the time metrics, peak memory for memory), else
+// --fail-on-change's.
+double gate_pct(const TrendChange& c, double fallback) {
+  const bool memory = c.metric == TrendMetric::peak_memory;
+  const double own = memory ? c.newest.gate_peak_memory_pct : c.newest.gate_step_time_pct;
+  return own > 0 ? own : fallback;
+}
+
 bool gated(const TrendChange& c, const ChangesRequest& r) {
-  return r.fail_pct && c.regression && std::abs(c.percent()) >= *r.fail_pct &&
+  return r.fail_pct && c.regression && std::abs(c.percent()) >= gate_pct(c, *r.fail_pct) &&
          c.runs_since <= static_cast<std::size_t>(r.window);
 }
 
@@ -51,18 +60,6 @@ void print_shared_moves(const std::vector<TrendChange>& changes, std::size_t ser
                 ? ": a change in code they share (the ratios are paired: not the machine's drift)\n"
                 : ": shared code, or the machine changing speed; trainbench ab on the two commits tells them apart\n");
   }
-}
-
-// One scenario's runs as one series per machine, in the order the machines first appear: a step
-// time on one machine says nothing about a change on another, so a change point never spans two.
-std::vector<std::pair<std::string, std::vector<TrendPoint>>> series_per_machine(std::vector<TrendPoint> points) {
-  std::vector<std::pair<std::string, std::vector<TrendPoint>>> out;
-  for (auto& p : points) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == p.machine; });
-    if (it == out.end()) it = out.insert(out.end(), {p.machine, {}});
-    it->second.push_back(std::move(p));
-  }
-  return out;
 }
 
 }  // namespace

@@ -13,9 +13,12 @@
 #include <trainbench/cli/history_option.hpp>
 #include <trainbench/cli/option_values.hpp>
 #include <trainbench/reporters/history_html.hpp>
+#include <trainbench/reporters/history_site.hpp>
+#include <trainbench/reporters/html_page.hpp>
 #include <trainbench/reporters/html_reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history.hpp>
+#include <trainbench/results/history_store.hpp>
 #include <trainbench/support/error.hpp>
 #include <trainbench/support/text_table.hpp>
 
@@ -123,6 +126,49 @@ void write_trend_page(const History& h, const std::string& file, const std::stri
   out << "wrote " << file << " (" << trends.size() << (trends.size() == 1 ? " scenario)\n" : " scenarios)\n");
 }
 
+// A site folder trainbench wrote has this file: only such a folder (or an empty or new one) is
+// written into, and its old scenario pages are removed first, so a folder given by mistake
+// (`--html .`) never loses a file and a rebuilt site keeps no page of a scenario it no longer has.
+constexpr const char* kSiteMarker = ".trainbench-history-site";
+
+bool is_page_path(const std::string& path) {
+  const auto ext = std::filesystem::path(path).extension().string();
+  return ext == ".html" || ext == ".htm";
+}
+
+void write_trend_site(const History& h, const std::string& dir, const std::string& matrix, const std::string& scenario,
+                      int limit, std::ostream& out) {
+  namespace fs = std::filesystem;
+  const fs::path root(dir);
+  std::error_code ec;
+  if (fs::exists(root, ec)) {
+    TB_CHECK_INPUT(fs::is_directory(root, ec), dir, "--html",
+                   "exists and is not a folder (a single page needs a name ending in .html)");
+    TB_CHECK_INPUT(fs::is_empty(root, ec) || fs::exists(root / kSiteMarker, ec), dir, "--html",
+                   "is a folder that trainbench did not write (no ", kSiteMarker,
+                   "): choose a new or empty folder, so nothing of yours is overwritten");
+  }
+  const HistorySite site = build_history_site(h, matrix, scenario, limit);
+  // Old pages go only after the new site could be built from the history.
+  if (fs::exists(root / "scenarios", ec))
+    for (const auto& entry : fs::directory_iterator(root / "scenarios", ec))
+      if (entry.path().extension() == ".html") fs::remove(entry.path(), ec);
+  write_file_durably((root / kSiteMarker).string(), "written by trainbench history --html; rebuilt in place\n");
+  const std::string chartjs = html_page::read_chartjs(HtmlReporter().chartjs_path());
+  if (!chartjs.empty()) write_file_durably((root / "assets" / "chart.min.js").string(), chartjs);
+  std::ostringstream index;
+  render_site_index(index, site);
+  write_file_durably((root / "index.html").string(), index.str());
+  for (const auto& series : site.series) {
+    std::ostringstream page;
+    render_site_series(page, site, series, chartjs.empty() ? "" : "../assets/chart.min.js");
+    write_file_durably((root / series.page).string(), page.str());
+  }
+  out << "wrote " << (root / "index.html").string() << " and " << site.series.size()
+      << (site.series.size() == 1 ? " scenario page" : " scenario pages") << " under " << (root / "scenarios").string()
+      << '\n';
+}
+
 int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   try {
     const std::string db = history_path(args, err);
@@ -149,7 +195,8 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     for (const char* only_with_changes : {"--metric", "--fail-on-change", "--window", "--junit"})
       TB_CHECK_INPUT(changes || !args.has(only_with_changes), "command line", only_with_changes, "needs --changes");
     if (record.empty() && import_from.empty())
-      TB_CHECK_INPUT(std::filesystem::exists(db), db, "", "no history database (record runs first)");
+      TB_CHECK_INPUT(is_postgresql_url(db) || std::filesystem::exists(db), db, "",
+                     "no history database (record runs first)");
     if (!import_from.empty()) {
       std::ifstream in(import_from);
       TB_CHECK_INPUT(in.good(), import_from, "", "cannot read the export file");
@@ -181,7 +228,8 @@ int show_history(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       request.junit_path = args.value_or("--junit", "");
       return print_changes(history, request, out);
     } else if (!html.empty()) {
-      write_trend_page(history, html, matrix, scenario, limit, out);
+      if (is_page_path(html)) write_trend_page(history, html, matrix, scenario, limit, out);
+      else write_trend_site(history, html, matrix, scenario, limit, out);
     } else if (!scenario.empty()) {
       print_trend(history, scenario, limit, out);
     } else {
@@ -203,23 +251,27 @@ const Command& history_command() {
       {.name = "history",
        .summary = "runs recorded in the history database, or one scenario's trend",
        .synopses = {"[--history PATH] [--scenario ID] [--limit N]",
-                    "[--history PATH] --html FILE [--matrix NAME | --scenario ID] [--limit N]",
+                    "[--history PATH] --html DIR|FILE.html [--matrix NAME | --scenario ID] [--limit N]",
                     "[--history PATH] --changes [--matrix NAME | --scenario ID] [--metric NAME] [--fail-on-change PCT "
                     "[--window N]] [--junit PATH]",
                     "[--history PATH] --record RESULTS", "[--history PATH] --export FILE | --import FILE"},
        .description =
            "Lists the runs recorded in the history database (newest first), or with --scenario the median\n"
-           "step time of one scenario across runs (oldest first) with a sparkline. With --html, writes an\n"
-           "offline page with a trend chart (median and 95% CI per run) for every recorded scenario, those\n"
-           "of one matrix, or one scenario. With --changes, finds the points where a scenario's step time\n"
-           "(or --metric) shifted over the recorded runs (E-Divisive means with a permutation test), newest\n"
-           "first, each between two runs and their commits; --fail-on-change makes it a CI gate.\n",
+           "step time of one scenario across runs (oldest first) with a sparkline. With --html DIR, writes an\n"
+           "offline, static site: an index with the latest change of every scenario, and a page per scenario\n"
+           "with its trend (median and 95% CI per run, change points marked, contended runs drawn apart,\n"
+           "commits on the axis); --html FILE.html writes one page of trend charts instead. With --changes,\n"
+           "finds the points where a scenario's step time (or --metric) shifted over the recorded runs\n"
+           "(E-Divisive means with a permutation test), newest first, each between two runs and their\n"
+           "commits; --fail-on-change makes it a CI gate.\n",
        .positionals = {},
        .options = {history_path_option(),
                    history_db_alias_option(),
                    {"--scenario", "ID", "trend of one scenario, e.g. mlp@synthetic/fp32/w0/a1/b64"},
                    {"--limit", "N", "at most N runs (the newest)"},
-                   {"--html", "FILE", "write an HTML page with a trend chart per scenario"},
+                   {"--html", "DIR|FILE.html",
+                    "write a static site (index and a page per scenario) into DIR, or one\npage with a trend chart per "
+                    "scenario when the name ends in .html"},
                    {"--matrix", "NAME", "with --html or --changes: only scenarios of runs of this matrix"},
                    {"--changes", "", "list the change points of every scenario's history, newest first"},
                    {"--metric", "NAME",

@@ -7,7 +7,8 @@ namespace tb::cli {
 Option history_path_option() {
   return {"--history", "PATH",
           "history database (default: $TRAINBENCH_HISTORY, else\n"
-          "$XDG_DATA_HOME or ~/.local/share/trainbench/history.sqlite)"};
+          "$XDG_DATA_HOME or ~/.local/share/trainbench/history.sqlite), or a\n"
+          "postgresql://user@host/db server shared by many runners"};
 }
 
 Option history_db_alias_option() { return {"--db", "PATH", "the same as --history PATH (older spelling)"}; }

@@ -1,4 +1,4 @@
-// trainbench report RESULTS.json|DIR [--format md,csv,html,gbench,console] [--out DIR | --bundle DIR]
+// trainbench report RESULTS.json|DIR [--format md,csv,html,gbench,bencher,console] [--out DIR | --bundle DIR]
 // Renders an existing results file; "console" prints to stdout, every other format becomes a
 // file in --out (default: the directory holding results.json).
 #include <filesystem>
@@ -79,7 +79,7 @@ const Command& report_command() {
                       "(results.json, the traces it names, the reports linking them relative to DIR) to attach\n"
                       "to a CI run or archive.\n",
        .positionals = {{"RESULTS", "a results.json file or the directory holding it"}},
-       .options = {{"--format", "LIST", "md,csv,html,gbench,console (default md,csv,html,gbench)", true},
+       .options = {{"--format", "LIST", "md,csv,html,gbench,bencher,console (default md,csv,html,gbench)", true},
                    {"--out", "DIR", "where the report files go (default: the folder of results.json)"},
                    {"--bundle", "DIR", "copy results.json and its traces into DIR and write the reports there"}},
        .epilogue = "exit codes: 0 ok, 1 rendering failed, 2 bad input, 5 a report could not be written\n"},

@@ -37,6 +37,7 @@ const std::vector<std::string>& matrix_keys() {
                                                 "axes",
                                                 "hold_effective_batch",
                                                 "exclude",
+                                                "gates",
                                                 "baseline",
                                                 "profile",
                                                 "capacity",
@@ -158,6 +159,7 @@ const std::vector<std::string> kStepKeys = {"warmup", "min",        "max",      
                                             "rounds", "max_rounds", "interleave", "segment_warmup"};
 const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti", "kineto", "nvtx", "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
+const std::vector<std::string> kGateKeys = {"match", "step_time_pct", "peak_memory_pct", "loss_drift"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum", "weight_decay"};
 const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
@@ -359,6 +361,9 @@ void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
              "is a fraction of CPU time, must be <= 1, got " + excerpt(j["steal_fraction"]));
   }
 }
+
+// "gates": [{"match": {axis: value or [values]}, "step_time_pct": 5, ...}] (gate_thresholds.hpp).
+void parse_gates(const Reader& r, const json& j, MatrixSpec& spec, const MatrixParseOptions& options);
 
 // One value of a product axis, as its rule allows; normalized for comparison.
 json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, const std::string& field,
@@ -689,6 +694,33 @@ bool matches_selector(const MatrixSpec& spec, const ScenarioParams& p, const jso
   return true;
 }
 
+void parse_gates(const Reader& r, const json& j, MatrixSpec& spec, const MatrixParseOptions& options) {
+  if (!j.is_array()) r.fail("gates", "must be a list of rules, got " + excerpt(j));
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string field = "gates[" + std::to_string(i) + "]";
+    r.expect_object(j[i], field);
+    r.expect_keys(j[i], field, kGateKeys, "gate key");
+    GateRule rule;
+    if (j[i].contains("match")) {
+      if (j[i]["match"].is_object() && j[i]["match"].empty()) r.fail(field + ".match", "must name at least one axis");
+      rule.match = parse_axis_selector(r, j[i]["match"], field + ".match", options, true);
+    }
+    const auto threshold = [&](const char* key, double max_value, std::optional<double>& out) {
+      if (j[i].contains(key)) out = r.number(j[i][key], field + "." + key, 0.0, true, max_value);
+    };
+    threshold("step_time_pct", 1000.0, rule.thresholds.step_time_pct);
+    threshold("peak_memory_pct", 1000.0, rule.thresholds.peak_memory_pct);
+    threshold("loss_drift", 10.0, rule.thresholds.loss_drift);
+    if (rule.thresholds.empty()) r.fail(field, "names no threshold (step_time_pct, peak_memory_pct or loss_drift)");
+    spec.gates.push_back(std::move(rule));
+  }
+}
+
+// A gate whose selector matches nothing is a typo waiting to let a regression through; unless a
+// --set override changed the axes it selects on (then it may rightly match nothing).
+void check_gates_match(const Reader& r, const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios,
+                       const std::vector<std::string>& set_overrides);
+
 // The product axes whose values a --set override may have changed: axes.batch=1 and
 // axes.batch.0=8 change batch, axes={...} every axis, model=gpt2 the model axis.
 std::vector<std::string> axes_set_on_command_line(const std::vector<std::string>& set_overrides) {
@@ -712,6 +744,21 @@ std::vector<std::string> axes_set_on_command_line(const std::vector<std::string>
     add(rest.substr(0, rest.find('.')));
   }
   return axes;
+}
+
+void check_gates_match(const Reader& r, const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios,
+                       const std::vector<std::string>& set_overrides) {
+  const auto overridden = axes_set_on_command_line(set_overrides);
+  for (std::size_t i = 0; i < spec.gates.size(); ++i) {
+    const json& match = spec.gates[i].match;
+    if (match.empty()) continue;
+    const bool any = std::any_of(scenarios.begin(), scenarios.end(),
+                                 [&](const ScenarioParams& p) { return matches_selector(spec, p, match); });
+    const bool touched = std::any_of(match.items().begin(), match.items().end(), [&](const auto& item) {
+      return std::find(overridden.begin(), overridden.end(), item.key()) != overridden.end();
+    });
+    if (!any && !touched) r.fail("gates[" + std::to_string(i) + "].match", "matches no scenario of the matrix");
+  }
 }
 
 // The values an axis has in the matrix, as its baseline entries write them.
@@ -860,12 +907,14 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
     }
   }
   if (j.contains("baseline")) spec.baseline = parse_axis_selector(r, j["baseline"], "baseline", options, false);
+  if (j.contains("gates")) parse_gates(r, j["gates"], spec, options);
 
   // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
   const auto scenarios = expand(spec);
   if (scenarios.empty()) r.fail("exclude", "excludes every scenario of the matrix");
   check_loops(r, spec, scenarios);
   check_batches_fit_datasets(r, spec, options, scenarios);
+  check_gates_match(r, spec, scenarios, set_overrides);
   settle_baseline(r, spec, set_overrides);
   return spec;
 }
@@ -952,6 +1001,8 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
       p.effective_batch = p.batch * p.accumulation;
     }
     apply_model_overrides(spec, p.model, p.model_options, p.dataset_options);
+    for (const GateRule& rule : spec.gates)
+      if (matches_selector(spec, p, rule.match)) p.gates.override_with(rule.thresholds);
     // The reducer is always there with several ranks: "always" only adds world size 1's twin.
     if (p.reducer == ReducerMode::always && p.world_size > 1) return;
     const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),

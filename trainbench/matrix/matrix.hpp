@@ -58,6 +58,7 @@ struct MatrixSpec {
   nlohmann::json model_overrides = nlohmann::json::object();
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)
+  std::vector<GateRule> gates;  // "gates", in order; expand() resolves them into each scenario's params
   // What the baseline rules did, one line each, for `run` and `list` to print: a key whose axis
   // a --set override changed so that it no longer has the value drops out of the baseline.
   std::vector<std::string> baseline_notes;

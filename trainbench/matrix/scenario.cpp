@@ -98,6 +98,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["stopping"] = p.stopping;
   j["profile"] = p.profile;
   j["contention"] = p.contention;
+  if (!p.gates.empty()) j["gates"] = p.gates;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
   if (is_data_parallel(p)) j["data_parallel"] = p.data_parallel;
   if (p.loop == LoopKind::python) j["python"] = {{"file", p.python.file}, {"function", p.python.function}};
@@ -125,6 +126,7 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
     p.data_parallel = within("data_parallel", [&] { return j.at("data_parallel").get<DataParallelOptions>(); });
   if (j.contains("contention"))
     p.contention = within("contention", [&] { return j.at("contention").get<ContentionThresholds>(); });
+  if (j.contains("gates")) p.gates = j["gates"].get<GateThresholds>();
   if (const auto user = j.find("user"); user != j.end() && user->is_object()) p.user_axes = *user;
   if (const auto py = j.find("python"); py != j.end() && py->is_object()) {
     p.python.file = text_field(*py, "file", "");

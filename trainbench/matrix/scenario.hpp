@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/matrix/gate_thresholds.hpp>
 #include <trainbench/matrix/precision_table.hpp>
 #include <trainbench/matrix/scenario_choices.hpp>
 #include <trainbench/measure/host_load.hpp>
@@ -104,6 +105,9 @@ struct ScenarioParams {
   // When a scenario counts as contended (the matrix's "contention" section); not part of what
   // is measured, so not in the digest either.
   ContentionThresholds contention;
+  // The CI thresholds the matrix's "gates" resolved for this scenario (gate_thresholds.hpp); not
+  // part of what it measures (the key, the digest).
+  GateThresholds gates;
   // Test-only planted slowdown: a slow input pipeline that hands every micro-batch over this much
   // later (BatchStream), charged to data_wait whatever the worker count.
   double test_delay_ms = 0.0;
@@ -113,6 +117,14 @@ struct ScenarioParams {
 // (one rank through the reducer, to show its own cost). Such a scenario needs a process group and
 // has data-parallel options.
 inline bool is_data_parallel(const ScenarioParams& p) { return p.world_size > 1 || p.reducer == ReducerMode::always; }
+
+// dataset_options.placement, accepted by every dataset: "device" keeps a few batches on the
+// device for the whole measurement (compute only, as published throughput benchmarks measure:
+// nothing is loaded or copied per step; trainer.hpp), "host" (or absent) loads and copies each.
+inline constexpr const char* kPlacementOption = "placement";
+inline bool device_resident_data(const ScenarioParams& p) {
+  return p.dataset_options.is_object() && p.dataset_options.value(kPlacementOption, std::string()) == "device";
+}
 
 // Samples of one optimizer step over every rank: effective_batch * world_size.
 inline long long global_batch(const ScenarioParams& p) {

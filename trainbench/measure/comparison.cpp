@@ -86,6 +86,22 @@ std::vector<double> segment_medians(const ScenarioResult& s) {
   return out;
 }
 
+// The new run's matrix gates on peak memory and loss (params.gates), when it set them.
+void judge_matrix_gates(const ScenarioResult& o, const ScenarioResult& s, ScenarioComparison& c) {
+  const GateThresholds& gates = s.params.gates;
+  c.old_peak_bytes = static_cast<double>(peak_memory_bytes(o));
+  c.new_peak_bytes = static_cast<double>(peak_memory_bytes(s));
+  if (gates.peak_memory_pct && c.old_peak_bytes > 0 && c.new_peak_bytes > 0) {
+    c.memory_gate_pct = gates.peak_memory_pct;
+    c.memory_regression = c.new_peak_bytes > c.old_peak_bytes * (1 + *gates.peak_memory_pct / 100);
+  }
+  if (gates.loss_drift) {
+    c.loss_gate = gates.loss_drift;
+    c.loss_drift = loss_drift(s, o).rel_drift;
+    c.loss_regression = c.loss_drift > *gates.loss_drift;
+  }
+}
+
 }  // namespace
 
 stats::RatioInterval step_time_speedup(const ScenarioResult& baseline, const ScenarioResult& candidate, bool paired,
@@ -377,7 +393,7 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, c
           c.contention += std::string(side == &o ? "old: " : "new: ") + (reason.empty() ? "contended" : reason);
         }
       if (options.fail_on_regression_pct) {
-        c.gate_pct = *options.fail_on_regression_pct;
+        c.gate_pct = s.params.gates.step_time_pct.value_or(*options.fail_on_regression_pct);
         if (const auto* floor = options.noise.find(key)) c.gate_pct = std::max(c.gate_pct, floor->abs_change_pct);
         const auto gate = step_time_speedup(o, s, out.paired, gate_coverage);
         c.gate_high = gate.high;
@@ -386,7 +402,8 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, c
         c.regression = slower && !c.contended;
         c.unjudged = !gate.valid && !c.contended;
         if (c.unjudged) out.unjudged.push_back(s.id);
-        out.regression = out.regression || c.regression;
+        judge_matrix_gates(o, s, c);
+        out.regression = out.regression || c.gate_failed();
         out.contended = out.contended || c.contended;
       }
     } else if (options.fail_on_regression_pct && o.status == ScenarioStatus::ok && s.status != ScenarioStatus::ok) {
@@ -480,6 +497,14 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
         e["gate_ci_high"] = s.gate_high;
         e["unjudged"] = s.unjudged;
       }
+      if (s.memory_gate_pct) {
+        e["memory_gate"] = {{"pct", *s.memory_gate_pct},
+                            {"old_peak_bytes", s.old_peak_bytes},
+                            {"new_peak_bytes", s.new_peak_bytes},
+                            {"failed", s.memory_regression}};
+      }
+      if (s.loss_gate)
+        e["loss_gate"] = {{"drift", *s.loss_gate}, {"measured", s.loss_drift}, {"failed", s.loss_regression}};
     }
     if (s.broken) e["broken"] = true;
     j["scenarios"].push_back(e);

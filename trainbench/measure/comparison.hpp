@@ -154,7 +154,10 @@ struct CompareOptions {
   double same_threshold = 0.02;
   bool allow_env_mismatch = false;
   // CI gate: a scenario regresses when even the optimistic end of its old/new speedup interval
-  // is below 1 - pct/100, where pct = max(fail_on_regression_pct, its A/A abs_change_pct). The
+  // is below 1 - pct/100, where pct = max(fail_on_regression_pct, its A/A abs_change_pct);
+  // the new run's matrix may set pct per scenario (params.gates.step_time_pct replaces
+  // fail_on_regression_pct) and add thresholds on peak memory and loss (gate_thresholds.hpp),
+  // judged only when the gate is on. The
   // gate asks k questions at once (one per compared scenario), so it judges each on a
   // Bonferroni interval of coverage 1 - 0.05/k: the chance that an A/A pair fails the gate
   // somewhere stays at 5%, not k x 5%. The table shows the ordinary 95% intervals.
@@ -182,6 +185,15 @@ struct ScenarioComparison {
   // Either run's measurement of it was contended (host_load.hpp): no regression is called on it.
   bool contended = false;
   std::string contention;  // why, e.g. "new: other processes used 1.9 cores ..."
+  // The new run's matrix gates (params.gates): peak memory NEW/OLD beyond peak_memory_pct, and
+  // the loss drift of NEW from OLD at their common steps beyond loss_drift. Judged whenever the
+  // gate is on and the threshold is set, contended or not (neither depends on the machine's load).
+  double old_peak_bytes = 0, new_peak_bytes = 0;
+  std::optional<double> memory_gate_pct, loss_gate;
+  double loss_drift = 0;           // measured when loss_gate is set
+  bool memory_regression = false;  // peak memory above its threshold
+  bool loss_regression = false;    // the loss drifted beyond its threshold
+  bool gate_failed() const { return regression || memory_regression || loss_regression; }
   // Gated, but the gate has no interval (fewer than stats::kMinSegments segments in OLD or NEW):
   // a point estimate alone is no verdict either way, so the gate refuses rather than passes.
   bool unjudged = false;
@@ -208,7 +220,8 @@ struct RunComparison {
   };
   std::vector<Workload> workloads;    // in the new run's order; empty for one workload
   int compared = 0;                   // scenarios with timings in both runs
-  bool regression = false;            // some scenario slower beyond the gate and its noise
+  bool regression = false;            // some scenario slower beyond the gate and its noise, or past a
+                                      // matrix gate on peak memory or loss
   bool broken = false;                // some scenario broken or missing in NEW (not allowed)
   bool contended = false;             // some compared scenario was contended: the gate refuses to judge
   std::vector<std::string> unjudged;  // gated scenarios without an interval: the gate refuses too

@@ -19,6 +19,12 @@ double value_of(const TrendPoint& p, TrendMetric m) {
 
 }  // namespace
 
+std::optional<double> trend_value(const TrendPoint& p, TrendMetric metric) {
+  const double v = value_of(p, metric);
+  if (p.status != "ok" || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
 const char* to_string(TrendMetric m) {
   switch (m) {
     case TrendMetric::step_time: return "step_time";
@@ -51,10 +57,10 @@ std::vector<TrendChange> trend_changes(const std::string& scenario_id, const std
   std::vector<const TrendPoint*> runs;
   std::vector<double> series;
   for (const auto& p : points) {
-    const double v = value_of(p, metric);
-    if (p.status != "ok" || !std::isfinite(v) || v <= 0) continue;
+    const auto v = trend_value(p, metric);
+    if (!v) continue;
     runs.push_back(&p);
-    series.push_back(v);
+    series.push_back(*v);
   }
   std::vector<TrendChange> out;
   for (const ChangePoint& cp : find_change_points(series, options)) {
@@ -63,6 +69,7 @@ std::vector<TrendChange> trend_changes(const std::string& scenario_id, const std
     c.metric = metric;
     c.before = *runs[cp.index - 1];
     c.after = *runs[cp.index];
+    c.newest = *runs.back();
     c.change = cp;
     c.runs_since = runs.size() - cp.index;
     const std::size_t lo = cp.index >= options.min_segment ? cp.index - options.min_segment : 0;
@@ -70,6 +77,16 @@ std::vector<TrendChange> trend_changes(const std::string& scenario_id, const std
     for (std::size_t i = lo; i < hi; ++i) c.contended_nearby = c.contended_nearby || runs[i]->contended;
     c.regression = metric == TrendMetric::samples_per_s ? cp.ratio < 1 : cp.ratio > 1;
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<TrendPoint>>> series_per_machine(std::vector<TrendPoint> points) {
+  std::vector<std::pair<std::string, std::vector<TrendPoint>>> out;
+  for (auto& p : points) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == p.machine; });
+    if (it == out.end()) it = out.insert(out.end(), {p.machine, {}});
+    it->second.push_back(std::move(p));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <trainbench/measure/change_points.hpp>
@@ -19,10 +20,15 @@ const char* to_string(TrendMetric m);  // "step_time", ...
 std::optional<TrendMetric> trend_metric_from_string(std::string_view name);
 const char* trend_metric_label(TrendMetric m);  // "step time", "samples/s", "peak memory", ...
 
+// The run's value of `metric`; nullopt when the scenario was not ok or the value is missing (0:
+// peak memory not measured, no paired ratio): such runs are not part of the metric's series.
+std::optional<double> trend_value(const TrendPoint& p, TrendMetric metric);
+
 struct TrendChange {
   std::string scenario_id;
   TrendMetric metric = TrendMetric::step_time;
   TrendPoint before, after;    // the last run at the old level and the first at the new one
+  TrendPoint newest;           // the series' newest run with a value (its gates are the matrix's now)
   ChangePoint change;          // index counts the runs that had a value (see trend_changes)
   std::size_t runs_since = 0;  // runs with a value from `after` to the newest, `after` included
   // A run next to the change (min_segment on each side) was measured on a loaded machine: the
@@ -39,5 +45,10 @@ struct TrendChange {
 // measured), are left out of the series. Oldest change first.
 std::vector<TrendChange> trend_changes(const std::string& scenario_id, const std::vector<TrendPoint>& points,
                                        TrendMetric metric, const ChangePointOptions& options = {});
+
+// One scenario's runs as one series per machine (TrendPoint::machine), in the order the machines
+// first appear: a step time on one machine says nothing about a change on another, so a change
+// point never spans two.
+std::vector<std::pair<std::string, std::vector<TrendPoint>>> series_per_machine(std::vector<TrendPoint> points);
 
 }  // namespace tb

@@ -27,9 +27,19 @@ std::vector<ScenarioOutcome> scenario_outcomes(const RunComparison& c) {
     if (s.broken) {
       o.kind = Kind::failed;
       o.reason = std::string("broken in NEW: ") + to_string(s.new_status);
-    } else if (s.regression) {
+    } else if (s.gate_failed()) {
+      // Every threshold it failed, in one line: step time, then the matrix's memory and loss gates.
       o.kind = Kind::failed;
-      o.reason = "slower beyond the gate (" + report::significant(s.gate_pct) + "%)";
+      std::string why;
+      const auto add = [&why](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
+      if (s.regression) add("slower beyond the gate (" + report::significant(s.gate_pct) + "%)");
+      if (s.memory_regression)
+        add("peak memory " + report::signed_percent(s.new_peak_bytes / s.old_peak_bytes - 1) + " beyond the gate (" +
+            report::significant(*s.memory_gate_pct) + "%)");
+      if (s.loss_regression)
+        add("loss drifted " + report::fixed(s.loss_drift, 4) + " from OLD's, beyond the gate (" +
+            report::significant(*s.loss_gate) + ")");
+      o.reason = why;
     } else if (s.contended) {
       o.kind = Kind::skipped;
       o.reason = "not judged: contended measurements (" + s.contention + ")";

@@ -6,6 +6,7 @@
 #include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/axis_effects.hpp>
 #include <trainbench/measure/bottleneck.hpp>
+#include <trainbench/reporters/published_references.hpp>
 #include <trainbench/reporters/report_format.hpp>
 
 namespace tb::report {
@@ -117,8 +118,32 @@ std::string bottleneck_cell(const ScenarioResult& s) {
   return "-";
 }
 
+namespace {
+
+// Compute-only scenarios say so first: their throughput leaves the input pipeline out.
+std::vector<std::string> data_lines(const RunResult& run) {
+  int resident = 0, measured = 0;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    ++measured;
+    resident += device_resident_data(s.params) ? 1 : 0;
+  }
+  if (resident == 0) return {};
+  return {"Compute only: " +
+          (resident == measured ? std::string("every scenario's")
+                                : std::to_string(resident) + " of " + std::to_string(measured) + " scenarios'") +
+          " batches were made once and kept on the device (dataset_options.placement \"device\"), as published "
+          "training-throughput benchmarks measure: no data loading and no host-to-device copy is in these step "
+          "times. Placement \"host\" (the default) and the workers axis measure the input pipeline."};
+}
+
+}  // namespace
+
 std::vector<FindingGroup> findings(const RunResult& run) {
   std::vector<FindingGroup> groups;
+  if (auto data = data_lines(run); !data.empty()) groups.push_back({"Data", std::move(data)});
+  if (auto published = published_reference_lines(run, published_references()); !published.empty())
+    groups.push_back({"Published figures on this GPU (data/published_throughputs.json)", std::move(published)});
   FindingGroup effects{"Effect of each setting (per sample, averaged over the other settings)", {}};
   for (const auto& e : axis_effects(run)) {
     if (!e.workload.empty())

@@ -95,22 +95,68 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
   int family = 0;
   for (const auto& s : run.scenarios) {
     if (s.status != ScenarioStatus::ok) continue;
-    nlohmann::json b = {{"name", s.id},
-                        {"family_index", family++},
-                        {"per_family_instance_index", 0},
-                        {"run_name", s.id},
-                        {"run_type", "iteration"},
-                        {"repetitions", 1},
-                        {"repetition_index", 0},
-                        {"threads", 1},
-                        {"iterations", s.measured_steps},
-                        {"real_time", round9(s.step_time_s.median * kMicrosecondsPerSecond)},
-                        {"time_unit", kTimeUnit},
-                        {"items_per_second", s.samples_per_s}};
+    // One repetition per measured segment (round), as google/benchmark writes
+    // --benchmark_repetitions: compare.py's U test then has the run's own spread to work with.
+    // Results without segments are one repetition of the whole measurement.
+    struct Repetition {
+      int steps;
+      double median_s;
+    };
+    std::vector<Repetition> reps;
+    for (const auto& seg : s.segments)
+      if (seg.steps > 0 && seg.median_s > 0) reps.push_back({seg.steps, seg.median_s});
+    if (reps.empty()) reps.push_back({s.measured_steps, s.step_time_s.median});
+    const int index = family++;
     // compare.py reads a benchmark without cpu_time as not comparable: a run recorded before
     // CPU time was measured is left out there rather than given a CPU time it never measured.
-    if (const auto cpu = cpu_s_per_step(s)) b["cpu_time"] = round9(*cpu * kMicrosecondsPerSecond);
-    benchmarks.push_back(std::move(b));
+    // CPU time is measured over all segments at once, so every repetition carries its average.
+    const auto cpu = cpu_s_per_step(s);
+    const auto entry = [&](const std::string& name, const char* run_type, int repetition, int iterations,
+                           double seconds) {
+      nlohmann::json b = {
+          {"name", name},
+          {"family_index", index},
+          {"per_family_instance_index", 0},
+          {"run_name", s.id},
+          {"run_type", run_type},
+          {"repetitions", static_cast<int>(reps.size())},
+          {"repetition_index", repetition},
+          {"threads", 1},
+          {"iterations", iterations},
+          {"real_time", round9(seconds * kMicrosecondsPerSecond)},
+          {"time_unit", kTimeUnit},
+          {"items_per_second",
+           seconds == s.step_time_s.median ? s.samples_per_s : s.samples_per_s * s.step_time_s.median / seconds}};
+      if (cpu) b["cpu_time"] = round9(*cpu * kMicrosecondsPerSecond);
+      return b;
+    };
+    for (std::size_t r = 0; r < reps.size(); ++r)
+      benchmarks.push_back(entry(s.id, "iteration", static_cast<int>(r), reps[r].steps, reps[r].median_s));
+    if (reps.size() < 2) continue;
+    // The aggregates google/benchmark adds to repetitions, over the repetitions' times.
+    std::vector<double> times;
+    for (const auto& r : reps) times.push_back(r.median_s);
+    std::sort(times.begin(), times.end());
+    const std::size_t n = times.size();
+    const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    double mean = 0;
+    for (double t : times) mean += t / static_cast<double>(n);
+    double var = 0;
+    for (double t : times) var += (t - mean) * (t - mean) / static_cast<double>(n - 1);
+    for (const auto& [name, value] : {std::pair{"mean", mean}, std::pair{"median", median}}) {
+      auto b = entry(s.id + "_" + name, "aggregate", 0, static_cast<int>(n), value);
+      b["aggregate_name"] = name;
+      b["aggregate_unit"] = "time";
+      b.erase("repetition_index");
+      benchmarks.push_back(std::move(b));
+    }
+    auto sd = entry(s.id + "_stddev", "aggregate", 0, static_cast<int>(n), std::sqrt(var));
+    sd["aggregate_name"] = "stddev";
+    sd["aggregate_unit"] = "time";
+    sd.erase("repetition_index");
+    sd.erase("items_per_second");
+    if (cpu) sd["cpu_time"] = 0.0;
+    benchmarks.push_back(std::move(sd));
   }
   return {{"context", context}, {"benchmarks", benchmarks}};
 }

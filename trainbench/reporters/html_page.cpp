@@ -45,8 +45,13 @@ void open(std::ostream& os, const std::string& title) {
 
 void chart_slots(std::ostream& os, const std::string& chartjs, const std::string& chartjs_path,
                  const std::string& rerender_hint) {
+  chart_slots(os, !chartjs.empty(), chartjs_path, rerender_hint);
+}
+
+void chart_slots(std::ostream& os, bool chartjs_available, const std::string& chartjs_path,
+                 const std::string& rerender_hint) {
   os << "<h2>Charts</h2>\n";
-  if (chartjs.empty())
+  if (!chartjs_available)
     os << "<p class=\"note\" id=\"tb-charts-missing\">Charts are not available: Chart.js could not "
           "be read from <code>"
        << esc(chartjs_path.empty() ? "(no path configured)" : chartjs_path)
@@ -60,6 +65,12 @@ void chart_slots(std::ostream& os, const std::string& chartjs, const std::string
 void close(std::ostream& os, const std::string& data_block, const std::string& chartjs) {
   os << "<script type=\"application/json\" id=\"tb-data\">\n" << data_block << "\n</script>\n";
   if (!chartjs.empty()) os << "<script>\n" << script_safe(chartjs) << "\n</script>\n";
+  os << "<script>" << html_assets::draw_script() << "</script>\n</body>\n</html>\n";
+}
+
+void close_with_script_src(std::ostream& os, const std::string& data_block, const std::string& chartjs_src) {
+  os << "<script type=\"application/json\" id=\"tb-data\">\n" << data_block << "\n</script>\n";
+  if (!chartjs_src.empty()) os << "<script src=\"" << esc(chartjs_src) << "\"></script>\n";
   os << "<script>" << html_assets::draw_script() << "</script>\n</body>\n</html>\n";
 }
 

@@ -25,8 +25,13 @@ void open(std::ostream& os, const std::string& title);
 // "Charts" heading, the note when Chart.js is missing, #tb-chart-status and #tb-charts.
 void chart_slots(std::ostream& os, const std::string& chartjs, const std::string& chartjs_path,
                  const std::string& rerender_hint);
+// The same where Chart.js is a file beside the page (a site of many pages loads it once).
+void chart_slots(std::ostream& os, bool chartjs_available, const std::string& chartjs_path,
+                 const std::string& rerender_hint);
 
 // The #tb-data block (`data_block`, already script-safe), Chart.js, the draw script, </html>.
 void close(std::ostream& os, const std::string& data_block, const std::string& chartjs);
+// The same with Chart.js loaded from `chartjs_src` (a relative URL; "" for none).
+void close_with_script_src(std::ostream& os, const std::string& data_block, const std::string& chartjs_src);
 
 }  // namespace tb::html_page

@@ -136,6 +136,15 @@ const char* const kDrawScriptBody =
         if (px < area.left || px > area.right) return;
         ctx.beginPath(); ctx.moveTo(px, area.top); ctx.lineTo(px, area.bottom); ctx.stroke();
       });
+      // One label per line (history change points: "+8.1%"), staggered so neighbours stay legible.
+      if (opts.labels) {
+        ctx.textAlign = 'left';
+        opts.labels.forEach(function (text, i) {
+          var lx = xs.getPixelForValue(opts.x[i]);
+          if (lx < area.left || lx > area.right || !text) return;
+          ctx.fillText(text, Math.min(lx + 3, area.right - ctx.measureText(text).width), area.top + 10 + 11 * (i % 2));
+        });
+      }
       if (opts.label && opts.x.length === 1) {
         var lx = xs.getPixelForValue(opts.x[0]);
         ctx.textAlign = lx > (area.left + area.right) / 2 ? 'right' : 'left';
@@ -357,24 +366,48 @@ const char* const kDrawScriptBody =
       };
     }
     if (spec.kind === 'trend') {
+      // Optional, from the history site (history_site.hpp): contended runs drawn as orange
+      // triangles, the level between change points as a dashed step line, change points as
+      // labelled vertical lines between two runs, a reference line (1 for paired ratios).
+      var contended = spec.contended || [];
+      var pointColour = spec.values.map(function (v, i) { return contended[i] ? '#bf8700' : PALETTE[0]; });
+      var series = [{ label: spec.value_label || 'median ms (whiskers: 95% CI)', data: spec.values,
+        borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointBackgroundColor: pointColour,
+        pointBorderColor: pointColour,
+        pointStyle: spec.values.map(function (v, i) { return contended[i] ? 'triangle' : 'circle'; }),
+        pointRadius: spec.values.map(function (v, i) { return contended[i] ? 5 : 3; }),
+        borderWidth: 1.5, spanGaps: false, errorBars: spec.error_bars }];
+      if (spec.reference_line !== undefined) series[0].referenceLine = spec.reference_line;
+      if (spec.levels) {
+        series.push({ label: 'level between change points', data: spec.levels, borderColor: PALETTE[2],
+          backgroundColor: PALETTE[2], borderDash: [6, 3], borderWidth: 2, pointRadius: 0, stepped: 'middle',
+          spanGaps: true });
+      }
+      var changes = spec.changes || [];
+      var highs = spec.error_bars.map(function (b) { return b ? b[1] : 0; });
       return {
         type: 'line',
-        data: { labels: spec.labels, datasets: [{ label: 'median ms (whiskers: 95% CI)',
-          data: spec.values, borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointRadius: 3,
-          borderWidth: 1.5, spanGaps: false, errorBars: spec.error_bars }] },
+        data: { labels: spec.labels, datasets: series },
         options: Object.assign(base, {
-          scales: axes('', spec.y_title, { ticks: { maxRotation: 60, autoSkip: true } }, { beginAtZero: true,
-            suggestedMax: Math.max.apply(null, spec.error_bars.map(function (b) { return b ? b[1] : 0; })) * 1.05 }),
-          plugins: { legend: { display: false }, tooltip: { callbacks: {
+          scales: axes('', spec.y_title, { ticks: { maxRotation: 60, autoSkip: true } },
+            spec.begin_at_zero === false ? { beginAtZero: false } :
+            { beginAtZero: true, suggestedMax: Math.max.apply(null, highs) * 1.05 }),
+          plugins: { legend: spec.levels ? legend() : { display: false },
+            tbMarkers: { x: changes.map(function (c) { return c.x; }),
+                         labels: changes.map(function (c) { return c.label; }), color: '#cf222e' },
+            tooltip: { callbacks: {
             title: function (items) { return items.length ? spec.runs[items[0].dataIndex] : ''; },
             afterLabel: function (c) {
-              var b = spec.error_bars[c.dataIndex];
-              return (b ? 'CI [' + b[0].toFixed(3) + ', ' + b[1].toFixed(3) + '] ms · ' : '') +
-                spec.statuses[c.dataIndex] + (spec.samples_per_s[c.dataIndex] !== null ?
-                ' · ' + Math.round(spec.samples_per_s[c.dataIndex]) + ' samples/s' : '');
+              if (c.datasetIndex !== 0) return '';
+              var i = c.dataIndex, b = spec.error_bars[i], unit = spec.unit === undefined ? ' ms' : spec.unit;
+              return (b ? 'CI [' + b[0].toFixed(3) + ', ' + b[1].toFixed(3) + ']' + unit + ' · ' : '') +
+                spec.statuses[i] + (spec.samples_per_s && spec.samples_per_s[i] !== null ?
+                ' · ' + Math.round(spec.samples_per_s[i]) + ' samples/s' : '') +
+                (spec.commits && spec.commits[i] ? ' · commit ' + spec.commits[i] : '') +
+                (contended[i] ? ' · contended' : '');
             } } } }
         }),
-        plugins: [errorBarPlugin]
+        plugins: [errorBarPlugin, markerPlugin]
       };
     }
     throw new Error('unknown chart kind ' + spec.kind);
@@ -445,9 +478,9 @@ const char* const kDrawScriptBody =
 
   var container = document.getElementById('tb-charts');
   var failures = [];
-  if (typeof Chart === 'undefined') {
+  if (data.charts.length && typeof Chart === 'undefined') {
     failures.push('Chart.js is not loaded');
-  } else {
+  } else if (data.charts.length) {
     data.charts.forEach(function (spec) {
       var card = document.createElement('div');
       card.className = 'chart-card' + (spec.group ? ' chart-' + spec.group : '');

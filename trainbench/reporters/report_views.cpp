@@ -116,10 +116,6 @@ std::string phase_shares(const ScenarioResult& s) {
   return out;
 }
 
-std::int64_t peak_memory_bytes(const ScenarioResult& s) {
-  return s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes : s.memory.peak_rss_bytes;
-}
-
 std::string speedup_interval(const ComparisonSection& c) {
   if (!c.ci_valid) return times(c.speedup) + " [no CI]";
   return times(c.speedup) + " [" + fixed(c.ci_low, 2) + ", " + fixed(c.ci_high, 2) + "]";

@@ -71,8 +71,8 @@ const std::vector<std::string>& phase_order();
 // Share of one phase, 0 when absent.
 double phase_share(const ScenarioResult& s, const std::string& phase);
 
-// Peak memory to show: the CUDA allocator peak when known, else the process RSS peak.
-std::int64_t peak_memory_bytes(const ScenarioResult& s);
+// Peak memory to show: tb::peak_memory_bytes (results.hpp).
+using tb::peak_memory_bytes;
 
 // "1.71x [1.63, 1.87]", or "0.95x [no CI]" when there is no interval.
 std::string speedup_interval(const ComparisonSection& c);

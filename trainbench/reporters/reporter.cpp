@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <trainbench/measure/comparison.hpp>
+#include <trainbench/reporters/bencher_reporter.hpp>
 #include <trainbench/reporters/capacity_comparisons.hpp>
 #include <trainbench/reporters/console_reporter.hpp>
 #include <trainbench/reporters/csv_reporter.hpp>
@@ -52,7 +53,7 @@ std::unique_ptr<Reporter> make_one() {
 constexpr ReportFormat kFormats[] = {
     {"console", nullptr, false, make_one<ConsoleReporter>}, {"md", "markdown", true, make_one<MarkdownReporter>},
     {"csv", nullptr, true, make_one<CsvReporter>},          {"html", nullptr, true, make_one<HtmlReporter>},
-    {"gbench", nullptr, true, make_one<GbenchReporter>},
+    {"gbench", nullptr, true, make_one<GbenchReporter>},    {"bencher", nullptr, false, make_one<BencherReporter>},
 };
 
 }  // namespace

@@ -1,164 +1,13 @@
 #include <trainbench/results/history.hpp>
 
-#include <sqlite3.h>
-
-#include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cstdlib>
-#include <ctime>
-#include <filesystem>
-#include <stdexcept>
 
-#include <trainbench/results/machine.hpp>
+#include <trainbench/results/history_store.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb {
 
 namespace {
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS runs (
-  run_id TEXT PRIMARY KEY,
-  started_at TEXT NOT NULL,
-  git_revision TEXT NOT NULL,
-  matrix TEXT NOT NULL,
-  manifest_json TEXT NOT NULL,
-  results_path TEXT NOT NULL,
-  results_json TEXT NOT NULL,
-  recorded_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS scenario_results (
-  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-  scenario_id TEXT NOT NULL,
-  key_json TEXT NOT NULL,
-  status TEXT NOT NULL,
-  median_s REAL,
-  ci_low REAL,
-  ci_high REAL,
-  samples_per_s REAL,
-  peak_bytes INTEGER,
-  PRIMARY KEY (run_id, scenario_id)
-);
-CREATE INDEX IF NOT EXISTS scenario_results_by_id ON scenario_results(scenario_id);
-)sql";
-
-// Read from the stored JSON rather than kept in columns of their own, so histories written
-// before they existed need no migration (SQLite's JSON functions, built in since 3.38).
-const std::string kCommitUnderTest = "COALESCE(json_extract(r.manifest_json, '$.code_under_test.commit'), '')";
-const std::string kScenarioContended =
-    "COALESCE((SELECT json_extract(j.value, '$.metrics.disturbance.contended') FROM "
-    "json_each(r.results_json, '$.scenarios') j WHERE json_extract(j.value, '$.id') = s.scenario_id), 0)";
-
-// provenance.ab_session.paired's entry for the scenario: `field` is ratio, low or high.
-std::string scenario_paired(const char* field) {
-  return std::string("COALESCE((SELECT json_extract(p.value, '$.") + field +
-         "') FROM json_each(r.results_json, '$.provenance.ab_session.paired') p WHERE json_extract(p.value, "
-         "'$.scenario') = s.scenario_id), 0)";
-}
-
-// Run order: start time, then recording order (rowid) for runs started in the same second.
-constexpr const char* kRunOrder = "started_at DESC, rowid DESC";
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string env_string(const nlohmann::json& env, const char* key) {
-  if (!env.is_object() || !env.contains(key)) return "";
-  const auto& v = env[key];
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
-// A full disk, a read-only file or folder: the database could not be written (OutputError),
-// which is not bad input.
-bool is_write_failure(sqlite3* db) {
-  const int code = sqlite3_errcode(db) & 0xff;
-  return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY || code == SQLITE_CANTOPEN;
-}
-
-// A prepared statement that finalizes itself; errors name the database file.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, std::int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Statement& reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-    return *this;
-  }
-  // True while a row is available.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) fail("step");
-    return false;
-  }
-  std::string text(int col) const {
-    const auto* p = sqlite3_column_text(stmt_, col);
-    return p ? reinterpret_cast<const char*>(p) : "";
-  }
-  double real(int col) const { return sqlite3_column_double(stmt_, col); }
-  std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
-
- private:
-  [[noreturn]] void fail(const char* what) const {
-    if (is_write_failure(db_)) throw OutputError(path_, sqlite3_errmsg(db_));
-    throw std::runtime_error(path_ + ": sqlite " + what + ": " + sqlite3_errmsg(db_));
-  }
-  sqlite3* db_;
-  std::string path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-using RowCallback = int (*)(void* arg, int columns, char** values, char** names);
-
-void exec(sqlite3* db, const std::string& path, const char* sql, RowCallback row = nullptr, void* arg = nullptr) {
-  char* msg = nullptr;
-  if (sqlite3_exec(db, sql, row, arg, &msg) != SQLITE_OK) {
-    std::string text = msg ? msg : "unknown error";
-    sqlite3_free(msg);
-    if (is_write_failure(db)) throw OutputError(path, text);
-    throw InputError(path, "", "sqlite: " + text);
-  }
-}
-
-// Whether the tables exist: then opening takes no write lock, so a read-only copy still works.
-bool has_schema(sqlite3* db, const std::string& path) {
-  int count = 0;
-  exec(
-      db, path,
-      "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
-      "('runs', 'scenario_results', 'scenario_results_by_id')",
-      [](void* n, int, char** values, char**) {
-        *static_cast<int*>(n) = values[0] ? std::atoi(values[0]) : 0;
-        return 0;
-      },
-      &count);
-  return count == 3;
-}
 
 bool looks_like_revision(const std::string& ref) {
   if (ref.size() < 4) return false;
@@ -169,127 +18,60 @@ bool looks_like_revision(const std::string& ref) {
 
 }  // namespace
 
-History::History(const std::string& path) : path_(path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
-    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    const bool write_failure = db_ && is_write_failure(db_);
-    sqlite3_close(db_);
-    db_ = nullptr;
-    if (write_failure) throw OutputError(path, "cannot open the history database: " + msg);
-    throw InputError(path, "", "cannot open history database: " + msg);
-  }
-  // Parallel runs and CI jobs record into one file: wait for each other's transactions.
-  sqlite3_busy_timeout(db_, 30000);
-  try {
-    exec(db_, path_, "PRAGMA foreign_keys = ON;");
-    if (!has_schema(db_, path_)) {
-      // One write transaction from the start: two processes creating the tables at once would
-      // otherwise both hold a read lock, want the write lock, and one fail with "locked".
-      exec(db_, path_, "BEGIN IMMEDIATE;");
-      try {
-        exec(db_, path_, kSchema);
-        exec(db_, path_, "COMMIT;");
-      } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
-        throw;
-      }
-    }
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
-  }
-}
+History::History(const std::string& location)
+    : path_(redacted_history_location(location)),
+      store_(is_postgresql_url(location) ? open_postgresql_history(location) : open_sqlite_history(location)) {}
 
-History::~History() { sqlite3_close(db_); }
+History::~History() = default;
 
 void History::record(const RunResult& run, const std::string& results_path) {
   TB_CHECK_INPUT(!run.run_id.empty(), results_path, "run_id", "empty; cannot record the run");
-  std::string started_at = env_string(run.environment, "started_at");
-  if (started_at.empty()) started_at = utc_now();
-  const std::string results_json = nlohmann::json(run).dump();
-
-  exec(db_, path_, "BEGIN IMMEDIATE;");
-  try {
-    Statement(db_, path_, "DELETE FROM scenario_results WHERE run_id = ?1").bind(1, run.run_id).step();
-    Statement(db_, path_, "DELETE FROM runs WHERE run_id = ?1").bind(1, run.run_id).step();
-    Statement(db_, path_,
-              "INSERT INTO runs (run_id, started_at, git_revision, matrix, manifest_json, "
-              "results_path, results_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-        .bind(1, run.run_id)
-        .bind(2, started_at)
-        .bind(3, env_string(run.environment, "git_revision"))
-        .bind(4, run.matrix_name)
-        .bind(5, run.environment.dump())
-        .bind(6, results_path)
-        .bind(7, results_json)
-        .bind(8, utc_now())
-        .step();
-    Statement insert(db_, path_,
-                     "INSERT OR REPLACE INTO scenario_results (run_id, scenario_id, key_json, "
-                     "status, median_s, ci_low, ci_high, samples_per_s, peak_bytes) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    for (const auto& s : run.scenarios) {
-      // Device memory when the scenario ran on a GPU, else the process's resident set.
-      const std::int64_t peak =
-          s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes : s.memory.peak_rss_bytes;
-      insert.reset()
-          .bind(1, run.run_id)
-          .bind(2, s.id)
-          .bind(3, scenario_key(s.params).dump())
-          .bind(4, std::string(to_string(s.status)))
-          .bind(5, s.step_time_s.median)
-          .bind(6, s.step_time_s.ci_low)
-          .bind(7, s.step_time_s.ci_high)
-          .bind(8, s.samples_per_s)
-          .bind(9, peak)
-          .step();
-    }
-    exec(db_, path_, "COMMIT;");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
-    throw;
-  }
+  std::string started_at = environment_text(run.environment, "started_at");
+  if (started_at.empty()) started_at = history_utc_now();
+  store_->record(run, results_path, started_at, nlohmann::json(run).dump());
 }
 
-std::vector<RunSummary> History::runs(int limit) const {
-  const std::string sql = std::string(
-                              "SELECT r.run_id, r.started_at, r.git_revision, r.matrix, r.results_path, "
-                              "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id), "
-                              "(SELECT COUNT(*) FROM scenario_results s WHERE s.run_id = r.run_id AND "
-                              "s.status = 'ok'), " +
-                              kCommitUnderTest + " FROM runs r ORDER BY ") +
-                          kRunOrder + " LIMIT ?1";
-  Statement q(db_, path_, sql.c_str());
-  q.bind(1, static_cast<std::int64_t>(limit > 0 ? limit : -1));
-  std::vector<RunSummary> out;
-  while (q.step())
-    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), static_cast<int>(q.integer(5)),
-                   static_cast<int>(q.integer(6)), q.text(7)});
-  return out;
-}
+std::vector<RunSummary> History::runs(int limit) const { return store_->runs(limit); }
 
 std::optional<RunResult> History::load_run(const std::string& run_id) const {
-  Statement q(db_, path_, "SELECT results_json FROM runs WHERE run_id = ?1");
-  q.bind(1, run_id);
-  if (!q.step()) return std::nullopt;
+  const auto text = store_->results_json(run_id);
+  if (!text) return std::nullopt;
   try {
-    return nlohmann::json::parse(q.text(0)).get<RunResult>();
+    return nlohmann::json::parse(*text).get<RunResult>();
   } catch (const std::exception& e) {
     throw InputError(path_, "runs.results_json", "run '" + run_id + "' unreadable: " + e.what());
   }
 }
 
+std::optional<RunResult> History::find(const std::string& ref) const {
+  if (ref == "last") {
+    const auto newest = runs(1);
+    return newest.empty() ? std::nullopt : load_run(newest.front().run_id);
+  }
+  if (auto exact = load_run(ref)) return exact;
+  if (!looks_like_revision(ref)) return std::nullopt;
+  const auto id = store_->newest_run_of_revision(ref);
+  return id ? load_run(*id) : std::nullopt;
+}
+
+std::optional<RunResult> History::find_before(const std::string& run_id) const {
+  const auto all = runs();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].run_id == run_id) return i + 1 < all.size() ? load_run(all[i + 1].run_id) : std::nullopt;
+  return std::nullopt;
+}
+
+std::vector<std::string> History::scenario_ids(const std::string& matrix) const { return store_->scenario_ids(matrix); }
+
+std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit) const {
+  return store_->trend(scenario_id, limit);
+}
+
 void History::export_runs(std::ostream& out) const {
   out << nlohmann::json{{"kind", "trainbench-history-export"}, {"version", 1}}.dump() << '\n';
-  const std::string sql = std::string("SELECT results_path, results_json FROM runs ORDER BY started_at, rowid");
-  Statement q(db_, path_, sql.c_str());
-  while (q.step())
-    out << "{\"results_path\":" << nlohmann::json(q.text(0)).dump() << ",\"results\":" << q.text(1) << "}\n";
+  store_->each_run([&out](const std::string& results_path, const std::string& results_json) {
+    out << "{\"results_path\":" << nlohmann::json(results_path).dump() << ",\"results\":" << results_json << "}\n";
+  });
 }
 
 std::size_t History::import_runs(std::istream& in, const std::string& source) {
@@ -321,60 +103,6 @@ std::size_t History::import_runs(std::istream& in, const std::string& source) {
   TB_CHECK_INPUT(header, source, "", "empty: not a trainbench history export");
   for (const auto& [run, results_path] : runs) record(run, results_path);
   return runs.size();
-}
-
-std::optional<RunResult> History::find(const std::string& ref) const {
-  if (ref == "last") {
-    const auto newest = runs(1);
-    return newest.empty() ? std::nullopt : load_run(newest.front().run_id);
-  }
-  if (auto exact = load_run(ref)) return exact;
-  if (!looks_like_revision(ref)) return std::nullopt;
-  const std::string sql =
-      std::string("SELECT run_id FROM runs WHERE git_revision LIKE ?1 ORDER BY ") + kRunOrder + " LIMIT 1";
-  Statement q(db_, path_, sql.c_str());
-  q.bind(1, ref + "%");
-  if (!q.step()) return std::nullopt;
-  return load_run(q.text(0));
-}
-
-std::optional<RunResult> History::find_before(const std::string& run_id) const {
-  const auto all = runs();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i].run_id == run_id) return i + 1 < all.size() ? load_run(all[i + 1].run_id) : std::nullopt;
-  return std::nullopt;
-}
-
-std::vector<std::string> History::scenario_ids(const std::string& matrix) const {
-  // Ordered by the first run that recorded each scenario, so a matrix's scenarios keep their order.
-  Statement q(db_, path_,
-              "SELECT s.scenario_id FROM scenario_results s JOIN runs r ON r.run_id = s.run_id "
-              "WHERE ?1 = '' OR r.matrix = ?1 GROUP BY s.scenario_id "
-              "ORDER BY MIN(r.started_at), MIN(r.rowid), MIN(s.rowid)");
-  q.bind(1, matrix);
-  std::vector<std::string> out;
-  while (q.step()) out.push_back(q.text(0));
-  return out;
-}
-
-std::vector<TrendPoint> History::trend(const std::string& scenario_id, int limit) const {
-  const std::string sql = std::string(
-                              "SELECT r.run_id, r.started_at, r.git_revision, s.status, s.median_s, "
-                              "s.ci_low, s.ci_high, s.samples_per_s, s.peak_bytes, " +
-                              kCommitUnderTest + ", " + kScenarioContended + ", " + scenario_paired("ratio") + ", " +
-                              scenario_paired("low") + ", " + scenario_paired("high") + ", r.manifest_json" +
-                              " FROM scenario_results s "
-                              "JOIN runs r ON r.run_id = s.run_id WHERE s.scenario_id = ?1 ORDER BY ") +
-                          "r.started_at DESC, r.rowid DESC LIMIT ?2";
-  Statement q(db_, path_, sql.c_str());
-  q.bind(1, scenario_id).bind(2, static_cast<std::int64_t>(limit > 0 ? limit : -1));
-  std::vector<TrendPoint> out;
-  while (q.step())
-    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6), q.real(7), q.integer(8),
-                   q.text(9), q.integer(10) != 0, q.real(11), q.real(12), q.real(13),
-                   machine_label(nlohmann::json::parse(q.text(14), nullptr, false))});
-  std::reverse(out.begin(), out.end());
-  return out;
 }
 
 }  // namespace tb

@@ -1,8 +1,8 @@
-// Results history in SQLite: every recorded run with its full results JSON (so comparisons
-// against an old run work after its results directory is gone) and one row per scenario for
-// trends.
+// Results history: every recorded run with its full results JSON (so comparisons against an
+// old run work after its results directory is gone) and one row per scenario for trends. Kept
+// in an SQLite file (the default) or a PostgreSQL server (history_store.hpp).
 //
-// Tables:
+// SQLite tables:
 //   runs(run_id PK, started_at, git_revision, matrix, manifest_json, results_path, results_json,
 //        recorded_at)
 //   scenario_results(run_id, scenario_id, key_json, status, median_s, ci_low, ci_high,
@@ -10,6 +10,7 @@
 // Runs are ordered by started_at (ISO 8601 UTC, sorts as text), then by recording order.
 #pragma once
 #include <istream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -17,9 +18,9 @@
 
 #include <trainbench/results/results.hpp>
 
-struct sqlite3;
-
 namespace tb {
+
+class HistoryStore;  // history_store.hpp
 
 // git_revision is trainbench's own; commit is the code under test's
 // (environment.code_under_test.commit, see code_revision.hpp; "" for runs recorded without one).
@@ -39,6 +40,8 @@ struct TrendPoint {
   // paired 95% interval (provenance.ab_session.paired); 0 for other runs.
   double paired_ratio = 0, paired_low = 0, paired_high = 0;
   std::string machine;  // machine_label (machine.hpp) of the run's environment
+  // The matrix's gates for the scenario in this run (params.gates, gate_thresholds.hpp); 0: none.
+  double gate_step_time_pct = 0, gate_peak_memory_pct = 0;
 };
 
 class History {
@@ -48,12 +51,15 @@ class History {
   // Opens (creating the file, its directory and the tables when missing). InputError naming
   // the file when it is not a trainbench history; OutputError when it cannot be written (full
   // disk, read-only). Concurrent processes may share one file: each waits up to 30 s for the
-  // others' transactions.
-  explicit History(const std::string& path);
+  // others' transactions. A "postgresql://user:password@host:port/db" location is a PostgreSQL
+  // server instead (history_store.hpp): many runners write it at once, and one that cannot be
+  // reached is an OutputError.
+  explicit History(const std::string& location);
   ~History();
   History(const History&) = delete;
   History& operator=(const History&) = delete;
 
+  // The file, or the server's URL without its password: for messages.
   const std::string& path() const { return path_; }
 
   // Stores the run in one transaction; recording the same run_id again replaces it (run ids are
@@ -93,7 +99,7 @@ class History {
   std::optional<RunResult> load_run(const std::string& run_id) const;
 
   std::string path_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<HistoryStore> store_;
 };
 
 }  // namespace tb

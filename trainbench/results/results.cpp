@@ -276,4 +276,8 @@ const ScenarioResult* find_scenario(const RunResult& run, const std::string& id)
   return nullptr;
 }
 
+std::int64_t peak_memory_bytes(const ScenarioResult& s) {
+  return s.memory.peak_allocated_bytes > 0 ? s.memory.peak_allocated_bytes : s.memory.peak_rss_bytes;
+}
+
 }  // namespace tb

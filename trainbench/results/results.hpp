@@ -141,6 +141,10 @@ RunResult load_results(const std::string& path);
 // is an OutputError.
 void save_results(const RunResult& run, const std::string& path);
 
+// Device memory when the scenario ran on a GPU (the caching allocator's peak), else the
+// process's resident set; 0 when neither was measured.
+std::int64_t peak_memory_bytes(const ScenarioResult& s);
+
 // The scenario with the given id, or nullptr.
 const ScenarioResult* find_scenario(const RunResult& run, const std::string& id);
 

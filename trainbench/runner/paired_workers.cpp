@@ -27,8 +27,9 @@ void PairedWorkerSet::start_pair() {
   for (int s = 0; s < 2; ++s) {
     const std::string part =
         (std::filesystem::path(options_.out_dir) / kFolders[s] / ("p" + std::to_string(block))).string();
-    std::vector<std::string> argv = {options_.programs[s], "worker",         options_.matrix, "--out",    part,
-                                     "--ab-session",       options_.session, "--ab-side",     kFolders[s]};
+    const std::string& matrix = s == 0 && !options_.old_matrix.empty() ? options_.old_matrix : options_.matrix;
+    std::vector<std::string> argv = {options_.programs[s], "worker",         matrix,      "--out",    part,
+                                     "--ab-session",       options_.session, "--ab-side", kFolders[s]};
     for (const auto* list : {&options_.sets, &options_.side_sets[s]})
       for (const auto& set : *list) argv.insert(argv.end(), {"--set", set});
     if (!options_.memory_budget.empty()) argv.insert(argv.end(), {"--memory-budget", options_.memory_budget});

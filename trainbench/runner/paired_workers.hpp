@@ -23,6 +23,7 @@ namespace tb {
 
 struct PairedWorkersOptions {
   std::string matrix;                                 // the matrix file both sides run
+  std::string old_matrix;                             // OLD's own matrix file instead ("" = matrix)
   std::array<std::string, 2> programs;                // OLD's and NEW's trainbench executables
   std::string session;                                // the session id both sides record
   std::string out_dir;                                // DIR: each side's processes write DIR/old/pN, DIR/new/pN

@@ -28,6 +28,25 @@ class AbSession : public tb::test::CliTest {
       "contention": {"other_cpu_cores": 64, "steal_fraction": 1}
     })";
   }
+  // A throwaway repository of 8 commits, c0 .. c7, whose matrix (at `matrix_path` in it) waits
+  // 20 ms per micro-batch from the 6th commit, c5, on: a slower input pipeline. Returns git's
+  // command prefix for it.
+  std::string make_planted_repo(const std::string& repo, const std::string& matrix_path) {
+    const std::string git = "git -C " + repo + " -c user.name=tb -c user.email=tb@example.org ";
+    EXPECT_EQ(tb::test::run_shell("git init -q " + repo + " >> " + p("log.txt") + " 2>&1"), 0);
+    const std::string matrix = tb::test::slurp(dir_ / "ab.json");
+    for (int i = 0; i < 8; ++i) {
+      std::string m = matrix;
+      m.insert(m.find('{') + 1, "\"test_delay_ms\": " + std::string(i >= 5 ? "20" : "0") + ", ");
+      fs::create_directories((fs::path(repo) / matrix_path).parent_path());
+      std::ofstream(fs::path(repo) / matrix_path) << m;
+      std::ofstream(fs::path(repo) / "log") << "commit " << i << "\n";
+      EXPECT_EQ(tb::test::run_shell(git + "add -A && " + git + "commit -q -m c" + std::to_string(i) + " >> " +
+                                    p("log.txt") + " 2>&1"),
+                0);
+    }
+    return git;
+  }
   std::string ab(const std::string& out) const {
     return "ab " + p("ab.json") + " --old " + TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN + " --out " + p(out);
   }
@@ -108,18 +127,7 @@ TEST_F(AbSession, BisectExitCodesForGitBisectRun) {
 // first commit's settings (OLD).
 TEST_F(AbSession, GitBisectRunNamesThePlantedCommit) {
   const std::string repo = p("repo");
-  const std::string git = "git -C " + repo + " -c user.name=tb -c user.email=tb@example.org ";
-  ASSERT_EQ(tb::test::run_shell("git init -q " + repo + " >> " + p("log.txt") + " 2>&1"), 0);
-  const std::string matrix = tb::test::slurp(dir_ / "ab.json");
-  for (int i = 0; i < 8; ++i) {
-    std::string m = matrix;
-    m.insert(m.find('{') + 1, "\"test_delay_ms\": " + std::string(i >= 5 ? "20" : "0") + ", ");
-    std::ofstream(fs::path(repo) / "ab.json") << m;
-    std::ofstream(fs::path(repo) / "log") << "commit " << i << "\n";
-    ASSERT_EQ(tb::test::run_shell(git + "add -A && " + git + "commit -q -m c" + std::to_string(i) + " >> " +
-                                  p("log.txt") + " 2>&1"),
-              0);
-  }
+  const std::string git = make_planted_repo(repo, "ab.json");
   const std::string step = std::string("OMP_NUM_THREADS=1 ") + TB_TRAINBENCH_BIN + " ab " + repo + "/ab.json --old " +
                            TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN +
                            " --old-set test_delay_ms=0 --fail-on-regression 25 --bisect --out " + p("steps") +
@@ -131,6 +139,32 @@ TEST_F(AbSession, GitBisectRunNamesThePlantedCommit) {
   const auto verdict = bisect_log.find("is the first bad commit");
   ASSERT_NE(verdict, std::string::npos) << bisect_log;
   EXPECT_NE(bisect_log.find("    c5\n", verdict), std::string::npos) << "the 6th commit, c5";
+}
+
+// `trainbench bisect` over the same kind of repository: it measures BAD first, then asks about
+// the commits between in log2 steps, each side running its own checkout's matrix, and names c5.
+// With a BAD that is as fast as GOOD there is nothing to find (exit 4).
+TEST_F(AbSession, BisectNamesThePlantedCommit) {
+  const std::string repo = p("repo");
+  make_planted_repo(repo, "bench/ab.json");
+  const std::string bisect = std::string("bisect --repo ") + repo + " --matrix bench/ab.json --build true --binary " +
+                             TB_TRAINBENCH_BIN + " --fail-on-regression 25 ";
+  ASSERT_EQ(trainbench(bisect + "HEAD~7 HEAD --out " + p("b1")), 0) << log();
+  ASSERT_EQ(tb::test::run_shell("git -C " + repo + " rev-parse HEAD~2 > " + p("c5.txt")), 0);
+  std::string c5 = tb::test::slurp(p("c5.txt"));
+  c5.erase(c5.find_last_not_of("\n") + 1);
+  EXPECT_NE(log().find("first slower commit: " + c5 + " (c5)"), std::string::npos) << log();
+  std::ifstream summary(p("b1/bisect.json"));
+  const auto j = nlohmann::json::parse(summary);
+  EXPECT_EQ(j.at("first_bad"), c5);
+  EXPECT_EQ(j.at("steps").at(0).at("verdict"), "bad") << "BAD first";
+  EXPECT_LE(j.at("steps").size(), 1u + 3u) << "BAD, then ceil(log2 7) steps";
+  EXPECT_FALSE(fs::exists(p("b1/trees"))) << "worktrees removed" << log();
+
+  EXPECT_EQ(trainbench(bisect + "HEAD~7 HEAD~3 --out " + p("b2")), 4) << log();
+  EXPECT_NE(log().find("not distinguishable: "), std::string::npos) << log();
+  EXPECT_EQ(trainbench(bisect + "HEAD HEAD~7 --out " + p("b3")), 2) << "GOOD after BAD";
+  EXPECT_NE(log().find("is not an ancestor of"), std::string::npos) << log();
 }
 
 }  // namespace

@@ -79,6 +79,17 @@ TEST_F(RunCommand, AnOutFolderHoldingARunIsRefusedUnlessForce) {
   EXPECT_NE(log().find("--force: only goes with --resume DIR or --out DIR"), std::string::npos);
 }
 
+// A shared history server that cannot be reached: the run is measured and saved, the recording
+// fails with exit 5 (output), and no message shows the URL's password.
+TEST_F(RunCommand, AnUnreachableHistoryServerExits5KeepingTheResults) {
+  const std::string url = "postgresql://ci:s3cret@127.0.0.1:1/trainbench?connect_timeout=3";
+  EXPECT_EQ(trainbench("run " + p("tiny.json") + " --format none --out " + p("out") + " --history '" + url + "'"), 5)
+      << log();
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "results.json")) << "measured results kept";
+  EXPECT_EQ(log().find("s3cret"), std::string::npos) << log();
+  EXPECT_NE(log().find("ci:***@127.0.0.1:1"), std::string::npos) << log();
+}
+
 TEST_F(RunCommand, ABatchLargerThanTheDatasetIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(run_tiny("--out " + p("out") + " --set 'axes.batch=[8,128]'"), 2);
   EXPECT_NE(log().find(p("tiny.json") + ": dataset_options.samples: 64 samples are fewer than the micro-batch 128 of "

@@ -90,6 +90,32 @@ TEST(Trainer, PlantedDelayIsChargedToDataWaitWithAnyWorkerCount) {
   }
 }
 
+// dataset_options.placement "device" (compute only): the batches are taken from the loader once,
+// when the trainer is made, and every step reuses them: a planted slow loader then costs the
+// steps nothing (no data_wait, no h2d), and the model still trains (the loss falls).
+TEST(Trainer, DeviceResidentBatchesAreMadeOnceAndReused) {
+  constexpr double kDelayS = 0.05;
+  ScenarioParams p = mlp_params(8, 2);
+  p.test_delay_ms = kDelayS * 1e3;
+  p.dataset_options["placement"] = "device";
+  ASSERT_TRUE(device_resident_data(p));
+  auto source = Registry::instance().dataset("synthetic").factory({p.dataset_options, 1});
+  auto model = Registry::instance().model("mlp").factory(p.model_options, source->info());
+  BatchStream stream(source, p.batch, p.workers, p.test_delay_ms);
+  Trainer trainer(p, *model, stream, c10::Device(c10::kCPU));
+  double first_loss = 0, last_loss = 0;
+  for (int i = 0; i < 30; ++i) {
+    StepSample s;
+    trainer.step(s);
+    EXPECT_EQ(s.phase_s[static_cast<std::size_t>(Phase::data_wait)], 0.0) << "step " << i;
+    EXPECT_EQ(s.phase_s[static_cast<std::size_t>(Phase::h2d)], 0.0) << "step " << i;
+    (i == 0 ? first_loss : last_loss) = s.loss;
+  }
+  // 60 micro-batches of 8 from 64 samples would be 8 epochs; the 4 resident batches are half of one.
+  EXPECT_EQ(stream.epochs_started(), 1);
+  EXPECT_LT(last_loss, first_loss) << "it trains on the resident batches";
+}
+
 // The torch operators one step dispatches on this thread, by name.
 class OpCounter {
  public:

@@ -19,10 +19,10 @@ using tb::cli::Command;
 
 const std::vector<const Command*>& all_commands() {
   static const std::vector<const Command*> commands = {
-      &tb::cli::run_command(),     &tb::cli::list_command(),       &tb::cli::report_command(),
-      &tb::cli::compare_command(), &tb::cli::merge_command(),      &tb::cli::ab_command(),
-      &tb::cli::history_command(), &tb::cli::diff_trace_command(), &tb::cli::capacity_command(),
-      &tb::cli::models_command(),  &tb::cli::worker_command()};
+      &tb::cli::run_command(),      &tb::cli::list_command(),    &tb::cli::report_command(),
+      &tb::cli::compare_command(),  &tb::cli::merge_command(),   &tb::cli::ab_command(),
+      &tb::cli::bisect_command(),   &tb::cli::history_command(), &tb::cli::diff_trace_command(),
+      &tb::cli::capacity_command(), &tb::cli::models_command(),  &tb::cli::worker_command()};
   return commands;
 }
 

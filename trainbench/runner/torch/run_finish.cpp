@@ -48,7 +48,7 @@ void finish_run(RunResult& run, const RunOptions& options) {
       try {
         History history(options.history_db);
         history.record(run, results_path);
-        if (listener) listener->message("history: recorded run " + run.run_id + " in " + options.history_db + "\n");
+        if (listener) listener->message("history: recorded run " + run.run_id + " in " + history.path() + "\n");
       } catch (const OutputError& e) { output_failed("recording history failed", e); } catch (const std::exception& e) {
         warn("recording history failed", e);
       }

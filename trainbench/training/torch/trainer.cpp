@@ -31,8 +31,23 @@ Trainer::Trainer(const ScenarioParams& params, TrainableModel& model, BatchStrea
   module.train();
   // After the layout change: fused and foreach state is made like its parameters.
   optimizer_ = make_optimizer(params, module.parameters());
-  if (params.pin_memory && !params.cuda_graphs)
+  if (device_resident_data(params)) {
+    make_resident_batches();
+  } else if (params.pin_memory && !params.cuda_graphs) {
     prefetcher_ = std::make_unique<DevicePrefetcher>(data_, device_, input_format_);
+  }
+}
+
+void Trainer::make_resident_batches() {
+  // A few different batches, so the step does not see one batch over and over (a model could
+  // memorise it and its loss would say so), few enough to cost little device memory.
+  constexpr int kResidentBatches = 4;
+  const int count = std::max(kResidentBatches, params_.accumulation);
+  for (int i = 0; i < count; ++i) {
+    data_.next(batch_);
+    resident_inputs_.push_back(copy_to_device(batch_.data, device_, input_format_).clone(c10::MemoryFormat::Preserve));
+    resident_targets_.push_back(copy_to_device(batch_.target, device_, input_format_).clone());
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -95,6 +110,14 @@ void Trainer::step(StepSample& out) {
   for (int micro = 0; micro < k; ++micro) {
     const bool sync = reducer_ != nullptr && micro == k - 1;  // DDP's no_sync for the others
     at::Tensor input, target;
+    if (!resident_inputs_.empty()) {
+      // Compute only: the next resident batch, already on the device; no data_wait, no h2d.
+      input = resident_inputs_[next_resident_];
+      target = resident_targets_[next_resident_];
+      next_resident_ = (next_resident_ + 1) % resident_inputs_.size();
+      forward_backward(micro, input, target, sync, comm);
+      continue;
+    }
     {
       PhaseScope phase(*timer_, Phase::data_wait);
       if (prefetcher_) prefetcher_->fetch();
@@ -135,6 +158,11 @@ void Trainer::prepare_graph(int eager_steps) {
   static_inputs_.clear();
   static_targets_.clear();
   for (int micro = 0; micro < params_.accumulation; ++micro) {
+    if (!resident_inputs_.empty()) {  // compute only: the graph reads the resident batches
+      static_inputs_.push_back(resident_inputs_[static_cast<std::size_t>(micro)]);
+      static_targets_.push_back(resident_targets_[static_cast<std::size_t>(micro)]);
+      continue;
+    }
     data_.next(batch_);
     static_inputs_.push_back(copy_to_device(batch_.data, device_, input_format_).clone(c10::MemoryFormat::Preserve));
     static_targets_.push_back(copy_to_device(batch_.target, device_, input_format_).clone());
@@ -157,11 +185,11 @@ void Trainer::graph_step(StepSample& out) {
   const int k = params_.accumulation;
   timer_->start_step();
   for (int micro = 0; micro < k; ++micro) {
-    {
-      PhaseScope phase(*timer_, Phase::data_wait);
-      data_.next(batch_);
-    }
-    {
+    if (resident_inputs_.empty()) {
+      {
+        PhaseScope phase(*timer_, Phase::data_wait);
+        data_.next(batch_);
+      }
       PhaseScope phase(*timer_, Phase::h2d);
       static_inputs_[micro].copy_(batch_.data, /*non_blocking=*/true);
       static_targets_[micro].copy_(batch_.target, /*non_blocking=*/true);

@@ -1,0 +1,56 @@
+#include <trainbench/results/history_store.hpp>
+
+#include <chrono>
+#include <ctime>
+
+namespace tb {
+
+bool is_postgresql_url(const std::string& location) {
+  return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
+}
+
+std::string redacted_history_location(const std::string& location) {
+  if (!is_postgresql_url(location)) return location;
+  // scheme://user:password@host...: the password is between the first ':' after the scheme and
+  // the '@' that ends the user part.
+  const std::size_t start = location.find("://") + 3;
+  const std::size_t at = location.find('@', start);
+  if (at == std::string::npos) return location;
+  const std::size_t colon = location.find(':', start);
+  if (colon == std::string::npos || colon > at) return location;
+  return location.substr(0, colon + 1) + "***" + location.substr(at);
+}
+
+ScenarioFacts scenario_facts(const RunResult& run, const ScenarioResult& scenario) {
+  ScenarioFacts f;
+  const auto cut = run.environment.find("code_under_test");
+  if (cut != run.environment.end() && cut->is_object()) f.commit = environment_text(*cut, "commit");
+  f.contended = scenario.contended();
+  if (run.provenance.ab_session)
+    for (const PairedRatio& p : run.provenance.ab_session->paired)
+      if (p.scenario == scenario.id) {
+        f.paired_ratio = p.ratio;
+        f.paired_low = p.low;
+        f.paired_high = p.high;
+      }
+  f.gate_step_time_pct = scenario.params.gates.step_time_pct.value_or(0);
+  f.gate_peak_memory_pct = scenario.params.gates.peak_memory_pct.value_or(0);
+  return f;
+}
+
+std::string history_utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string environment_text(const nlohmann::json& environment, const char* key) {
+  if (!environment.is_object() || !environment.contains(key)) return "";
+  const auto& v = environment[key];
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+}  // namespace tb
