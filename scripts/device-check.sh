@@ -24,7 +24,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$ROOT/device-out}
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)  # absolute: the check runs from the repository root
 cd "$ROOT"
 log() { echo "[device-check $(date +%T)] $*" | tee -a "$OUT/summary.txt"; }
 
@@ -121,7 +121,7 @@ stage field 90 "$BIN" run scenarios/field.json --out "$RES/field" --no-history \
 # The standard workloads, compute only (the matrix's default: batches resident on the GPU), at
 # the published batch sizes the goals name (docs/gpu-check.md#goals).
 stage standard 100 "$BIN" run scenarios/standard.json --out "$RES/standard" --no-history \
-  --set 'steps.time_budget_s=2' --set 'steps.rounds=2'
+  --set 'steps.time_budget_s=2' --set 'steps.rounds=2' --set 'axes.precision=["amp_bf16"]' --set 'axes.batch=[32]'
 if [ -n "$DRY_REASON" ]; then
   stage bench_harness_overhead 75 bench_harness_overhead --benchmark_repetitions=3
   python3 scripts/device-goals.py "$RES" | tee -a "$OUT/summary.txt"

@@ -158,6 +158,47 @@ TEST(MatrixExpand, GatesResolvePerScenarioInOrder) {
                                "inline.json", full_catalog(), {"axes.batch=[16]"}));
 }
 
+// Every combination once per configuration; a rule's `match` picks combinations, its `set`
+// gives them values; what a configuration makes equal is measured once; a rule for another
+// device is left out with a note; the name ends the id and is part of the key.
+TEST(MatrixExpand, NamedConfigurationsSetTheirAxesOnTheCombinations) {
+  const auto spec = parse(json::parse(R"({"name": "c", "device": "cpu", "model": "mlp",
+    "axes": {"model": ["mlp", "resnet"], "precision": ["fp32", "amp_bf16"], "batch": [16, 32]},
+    "configurations": [
+      {"name": "plain"},
+      {"name": "tuned", "set": {"precision": "amp_bf16", "optimizer_impl": "fused"}},
+      {"name": "tuned", "match": {"model": "resnet"}, "set": {"memory_format": "channels_last"}},
+      {"name": "tuned", "device": "cuda", "set": {"cuda_graphs": true}}]})"));
+  const auto scenarios = expand(spec);
+  // plain: 2 models x 2 precisions x 2 batches; tuned: its precision makes fp32 and amp_bf16
+  // equal, so 2 models x 2 batches.
+  ASSERT_EQ(scenarios.size(), 8u + 4u) << ::testing::PrintToString(ids(scenarios));
+  EXPECT_EQ(scenario_id(scenarios[0]), "mlp/fp32/w0/a1/b16/plain");
+  std::vector<std::string> tuned;
+  for (const auto& p : scenarios)
+    if (p.configuration == "tuned") {
+      tuned.push_back(scenario_id(p));
+      EXPECT_EQ(p.precision, Precision::amp_bf16);
+      EXPECT_EQ(p.optimizer_impl, OptimizerImpl::fused);
+      EXPECT_FALSE(p.cuda_graphs) << "a cuda rule is left out on a cpu";
+      EXPECT_EQ(p.memory_format == MemoryFormatKind::channels_last, p.model == "resnet") << scenario_id(p);
+    }
+  EXPECT_EQ(tuned.size(), 4u);
+  for (const auto& id : tuned) {
+    EXPECT_EQ(id.substr(id.size() - 6), "/tuned") << id;
+    EXPECT_NE(id.find("/fused"), std::string::npos) << id;
+    EXPECT_EQ(id.find("channels_last") != std::string::npos, id.rfind("resnet", 0) == 0) << id;
+  }
+  EXPECT_EQ(scenario_key(scenarios[0]).at("configuration"), "plain");
+  ASSERT_EQ(spec.baseline_notes.size(), 1u);
+  EXPECT_NE(spec.baseline_notes[0].find("configuration tuned: configurations[3]"), std::string::npos);
+  EXPECT_NE(spec.baseline_notes[0].find("is for cuda, left out on cpu"), std::string::npos);
+  // Read back from results.json's params; a matrix without configurations writes none.
+  const json written = scenarios.back();
+  EXPECT_EQ(written.get<ScenarioParams>().configuration, scenarios.back().configuration);
+  EXPECT_FALSE(json(expand(parse(json::parse(R"({"name": "p"})"))).front()).contains("configuration"));
+}
+
 TEST(MatrixExpand, SgdWithoutLrGetsSgdDefault) {
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "sgd"}}))[0].learning_rate, 0.01);
   EXPECT_DOUBLE_EQ(expand(parse({{"name", "m"}, {"optimizer", "adam"}}))[0].learning_rate, 1e-3);
@@ -648,7 +689,11 @@ const std::vector<BadInput> kBadInputs = {
     BadInput{"gates_no_threshold", "gates[0]", "names no threshold"},
     BadInput{"gates_negative", "gates[0].peak_memory_pct", "must be > 0"},
     BadInput{"gates_match_nothing", "gates[0].match", "matches no scenario of the matrix"},
-    BadInput{"gates_match_unknown_axis", "gates[0].match.threads", "unknown axis 'threads'"}};
+    BadInput{"gates_match_unknown_axis", "gates[0].match.threads", "unknown axis 'threads'"},
+    // Named configurations.
+    BadInput{"configurations_bad_name", "configurations[1].name", "letters, digits, _ and -"},
+    BadInput{"configurations_unknown_axis", "configurations[0].set.threads", "unknown axis 'threads'"},
+    BadInput{"configurations_bad_device", "configurations[0].device", "must be \"cpu\" or \"cuda\""}};
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MatrixBadInput, ::testing::ValuesIn(kBadInputs),
                          [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.fixture; });

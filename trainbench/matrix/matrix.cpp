@@ -38,6 +38,7 @@ const std::vector<std::string>& matrix_keys() {
                                                 "hold_effective_batch",
                                                 "exclude",
                                                 "gates",
+                                                "configurations",
                                                 "baseline",
                                                 "profile",
                                                 "capacity",
@@ -160,6 +161,7 @@ const std::vector<std::string> kStepKeys = {"warmup", "min",        "max",      
 const std::vector<std::string> kProfileKeys = {"enabled", "window", "host_trace", "cupti", "kineto", "nvtx", "gzip"};
 const std::vector<std::string> kContentionKeys = {"other_cpu_cores", "steal_fraction"};
 const std::vector<std::string> kGateKeys = {"match", "step_time_pct", "peak_memory_pct", "loss_drift"};
+const std::vector<std::string> kConfigurationKeys = {"name", "match", "device", "set"};
 const std::vector<std::string> kOptimizerKeys = {"name", "lr", "momentum", "weight_decay"};
 const std::vector<std::string> kDataParallelKeys = {"bucket_mb"};
 constexpr double kMaxBucketMb = 1024 * 1024;  // a terabyte: one bucket for any model
@@ -364,6 +366,8 @@ void parse_contention(const Reader& r, const json& j, ContentionThresholds& t) {
 
 // "gates": [{"match": {axis: value or [values]}, "step_time_pct": 5, ...}] (gate_thresholds.hpp).
 void parse_gates(const Reader& r, const json& j, MatrixSpec& spec, const MatrixParseOptions& options);
+// "configurations": [{"name": "tuned", "match": {...}, "device": "cuda", "set": {axis: value}}].
+void parse_configurations(const Reader& r, const json& j, MatrixSpec& spec, const MatrixParseOptions& options);
 
 // One value of a product axis, as its rule allows; normalized for comparison.
 json parse_axis_value(const Reader& r, const ScenarioAxis& axis, const json& v, const std::string& field,
@@ -716,6 +720,48 @@ void parse_gates(const Reader& r, const json& j, MatrixSpec& spec, const MatrixP
   }
 }
 
+void parse_configurations(const Reader& r, const json& j, MatrixSpec& spec, const MatrixParseOptions& options) {
+  if (!j.is_array() || j.empty()) r.fail("configurations", "must be a non-empty list of rules, got " + excerpt(j));
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string field = "configurations[" + std::to_string(i) + "]";
+    r.expect_object(j[i], field);
+    r.expect_keys(j[i], field, kConfigurationKeys, "configuration key");
+    MatrixSpec::ConfigurationRule rule;
+    if (!j[i].contains("name")) r.fail(field + ".name", "is required");
+    rule.name = r.string(j[i]["name"], field + ".name");
+    const bool identifier =
+        !rule.name.empty() && rule.name.size() <= 24 && !std::isdigit(static_cast<unsigned char>(rule.name[0])) &&
+        std::all_of(rule.name.begin(), rule.name.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+    if (!identifier)
+      r.fail(field + ".name",
+             "a configuration's name is letters, digits, _ and - (at most 24, not starting with a "
+             "digit): it ends the scenario id");
+    if (j[i].contains("match")) {
+      if (j[i]["match"].is_object() && j[i]["match"].empty()) r.fail(field + ".match", "must name at least one axis");
+      rule.match = parse_axis_selector(r, j[i]["match"], field + ".match", options, true);
+    }
+    if (j[i].contains("device")) {
+      rule.device = r.string(j[i]["device"], field + ".device");
+      if (rule.device != "cpu" && rule.device != "cuda")
+        r.fail(field + ".device", "must be \"cpu\" or \"cuda\", got " + excerpt(j[i]["device"]));
+    }
+    if (j[i].contains("set")) rule.set = parse_axis_selector(r, j[i]["set"], field + ".set", options, false);
+    if (std::find(spec.configuration_names.begin(), spec.configuration_names.end(), rule.name) ==
+        spec.configuration_names.end())
+      spec.configuration_names.push_back(rule.name);
+    spec.configurations.push_back(std::move(rule));
+  }
+  // A rule for another device is left out: say so, once per rule.
+  const std::string device = to_string(spec.defaults.device);
+  for (std::size_t i = 0; i < spec.configurations.size(); ++i) {
+    const auto& rule = spec.configurations[i];
+    if (!rule.device.empty() && rule.device != device)
+      spec.baseline_notes.push_back("configuration " + rule.name + ": configurations[" + std::to_string(i) + "] (" +
+                                    rule.set.dump() + ") is for " + rule.device + ", left out on " + device);
+  }
+}
+
 // A gate whose selector matches nothing is a typo waiting to let a regression through; unless a
 // --set override changed the axes it selects on (then it may rightly match nothing).
 void check_gates_match(const Reader& r, const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios,
@@ -908,6 +954,7 @@ MatrixSpec parse_matrix(const json& j, const std::string& file, const MatrixPars
   }
   if (j.contains("baseline")) spec.baseline = parse_axis_selector(r, j["baseline"], "baseline", options, false);
   if (j.contains("gates")) parse_gates(r, j["gates"], spec, options);
+  if (j.contains("configurations")) parse_configurations(r, j["configurations"], spec, options);
 
   // Expanding validates the combinations themselves (divisibility, nothing left after exclude).
   const auto scenarios = expand(spec);
@@ -980,58 +1027,79 @@ std::vector<ScenarioParams> expand(const MatrixSpec& spec) {
   for (const ScenarioAxis& axis : scenario_axes())
     if (axis.product) axes.push_back(&*axis.product);
   std::vector<ScenarioParams> out;
+  const std::string device = to_string(spec.defaults.device);
   for_each_combination(product_sizes(spec), [&](const std::vector<std::size_t>& indices) {
-    ScenarioParams p = spec.defaults;
+    ScenarioParams combination = spec.defaults;
     // An axis without values (the batch of a batch search, decided later) keeps the defaults'.
     for (std::size_t a = 0; a < axes.size(); ++a)
-      if (axes[a]->size(spec) > 0) axes[a]->apply(spec, indices[a], p);
-    const bool holds_effective = spec.hold_effective_batch && !spec.batch_search;
-    const int batch = p.batch;  // the batch axis's value: effective when held
-    if (holds_effective) {
-      p.effective_batch = batch;
-      p.batch = batch / p.accumulation;
-    } else {
-      p.effective_batch = batch * p.accumulation;
+      if (axes[a]->size(spec) > 0) axes[a]->apply(spec, indices[a], combination);
+    // Once per configuration (once when the matrix names none), its rules' settings applied.
+    const std::vector<std::string> names =
+        spec.configuration_names.empty() ? std::vector<std::string>{""} : spec.configuration_names;
+    for (const std::string& name : names) {
+      ScenarioParams p = combination;
+      p.configuration = name;
+      for (const auto& rule : spec.configurations) {
+        if (rule.name != name || (!rule.device.empty() && rule.device != device) ||
+            !matches_selector(spec, combination, rule.match))
+          continue;
+        for (const auto& [axis, value] : rule.set.items()) find_axis(axis)->read(json{{axis, value}}, axis.c_str(), p);
+      }
+      const bool holds_effective = spec.hold_effective_batch && !spec.batch_search;
+      const int batch = p.batch;  // the batch axis's value: effective when held
+      if (holds_effective) {
+        p.effective_batch = batch;
+        p.batch = batch / p.accumulation;
+      } else {
+        p.effective_batch = batch * p.accumulation;
+      }
+      // Strong scaling: the batch the matrix names is the global one, split over the ranks.
+      const bool strong = p.scaling == ScalingMode::strong && !spec.batch_search;
+      const int micro = p.batch;
+      if (strong) {
+        p.batch = micro / p.world_size;
+        p.effective_batch = p.batch * p.accumulation;
+      }
+      apply_model_overrides(spec, p.model, p.model_options, p.dataset_options);
+      for (const GateRule& rule : spec.gates)
+        if (matches_selector(spec, p, rule.match)) p.gates.override_with(rule.thresholds);
+      // The reducer is always there with several ranks: "always" only adds world size 1's twin.
+      if (p.reducer == ReducerMode::always && p.world_size > 1) continue;
+      const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
+                                        [&](const json& e) { return matches_selector(spec, p, e); });
+      if (excluded) continue;
+      if (holds_effective && batch % p.accumulation != 0)
+        throw InputError(spec.file, "axes.batch/axes.accumulation",
+                         "hold_effective_batch: effective batch " + std::to_string(batch) +
+                             " is not divisible by accumulation " + std::to_string(p.accumulation) +
+                             " (exclude this combination or change the values)");
+      if (strong && micro % p.world_size != 0)
+        throw InputError(spec.file, "axes.batch/axes.world_size",
+                         "scaling \"strong\": micro-batch " + std::to_string(micro) +
+                             " is not divisible by world_size " + std::to_string(p.world_size) +
+                             " (exclude this combination or change the values)");
+      // The user's axes vary fastest: their first values come first (the baseline's).
+      std::vector<std::size_t> user_sizes;
+      for (const auto& [name, values] : spec.user_axes) user_sizes.push_back(values.size());
+      if (user_sizes.empty()) {
+        out.push_back(std::move(p));
+        continue;
+      }
+      for_each_combination(user_sizes, [&](const std::vector<std::size_t>& chosen) {
+        ScenarioParams q = p;
+        for (std::size_t a = 0; a < chosen.size(); ++a)
+          q.user_axes[spec.user_axes[a].first] = spec.user_axes[a].second[chosen[a]];
+        out.push_back(std::move(q));
+      });
     }
-    // Strong scaling: the batch the matrix names is the global one, split over the ranks.
-    const bool strong = p.scaling == ScalingMode::strong && !spec.batch_search;
-    const int micro = p.batch;
-    if (strong) {
-      p.batch = micro / p.world_size;
-      p.effective_batch = p.batch * p.accumulation;
-    }
-    apply_model_overrides(spec, p.model, p.model_options, p.dataset_options);
-    for (const GateRule& rule : spec.gates)
-      if (matches_selector(spec, p, rule.match)) p.gates.override_with(rule.thresholds);
-    // The reducer is always there with several ranks: "always" only adds world size 1's twin.
-    if (p.reducer == ReducerMode::always && p.world_size > 1) return;
-    const bool excluded = std::any_of(spec.exclude.begin(), spec.exclude.end(),
-                                      [&](const json& e) { return matches_selector(spec, p, e); });
-    if (excluded) return;
-    if (holds_effective && batch % p.accumulation != 0)
-      throw InputError(spec.file, "axes.batch/axes.accumulation",
-                       "hold_effective_batch: effective batch " + std::to_string(batch) +
-                           " is not divisible by accumulation " + std::to_string(p.accumulation) +
-                           " (exclude this combination or change the values)");
-    if (strong && micro % p.world_size != 0)
-      throw InputError(spec.file, "axes.batch/axes.world_size",
-                       "scaling \"strong\": micro-batch " + std::to_string(micro) + " is not divisible by world_size " +
-                           std::to_string(p.world_size) + " (exclude this combination or change the values)");
-    // The user's axes vary fastest: their first values come first (the baseline's).
-    std::vector<std::size_t> user_sizes;
-    for (const auto& [name, values] : spec.user_axes) user_sizes.push_back(values.size());
-    if (user_sizes.empty()) {
-      out.push_back(std::move(p));
-      return;
-    }
-    for_each_combination(user_sizes, [&](const std::vector<std::size_t>& chosen) {
-      ScenarioParams q = p;
-      for (std::size_t a = 0; a < chosen.size(); ++a)
-        q.user_axes[spec.user_axes[a].first] = spec.user_axes[a].second[chosen[a]];
-      out.push_back(std::move(q));
-    });
   });
-  return out;
+  if (spec.configuration_names.empty()) return out;
+  // A configuration that sets an axis makes that axis's combinations equal: measured once.
+  std::vector<ScenarioParams> unique;
+  std::set<std::string> seen;
+  for (auto& p : out)
+    if (seen.insert(scenario_key(p).dump()).second) unique.push_back(std::move(p));
+  return unique;
 }
 
 BaselineChoice choose_baseline(const MatrixSpec& spec, const std::vector<ScenarioParams>& scenarios) {

@@ -59,7 +59,21 @@ struct MatrixSpec {
   std::vector<nlohmann::json> exclude;  // each: {axis: value or [values]}; drops combos matching all keys
   nlohmann::json baseline = nlohmann::json::object();  // {axis: value}, as written (may be empty)
   std::vector<GateRule> gates;  // "gates", in order; expand() resolves them into each scenario's params
-  // What the baseline rules did, one line each, for `run` and `list` to print: a key whose axis
+  // "configurations": named bundles of settings measured side by side ("plain", "tuned"). Every
+  // combination of the axes is expanded once per configuration name, in order of first
+  // appearance; each rule of that name whose `match` (a selector, {} = all) and `device` ("" =
+  // any) fit the combination sets its axis values (`set`: {axis: value}), later rules over
+  // earlier ones. Combinations a configuration makes equal are measured once.
+  struct ConfigurationRule {
+    std::string name;
+    nlohmann::json match = nlohmann::json::object();
+    std::string device;  // "cpu" or "cuda": the rule applies on that device only
+    nlohmann::json set = nlohmann::json::object();
+  };
+  std::vector<ConfigurationRule> configurations;
+  std::vector<std::string> configuration_names;  // in order of first appearance
+  // What the baseline and configuration rules did, one line each, for `run` and `list` to print
+  // (a configuration rule for another device is left out, and says so); a baseline key whose axis
   // a --set override changed so that it no longer has the value drops out of the baseline.
   std::vector<std::string> baseline_notes;
   nlohmann::json capacity;  // pass-through for the capacity component (null when absent)

@@ -9,7 +9,10 @@
 
 namespace tb {
 
-std::string scenario_id(const ScenarioParams& p) { return scenario_id_without(p, ""); }
+std::string scenario_id(const ScenarioParams& p) {
+  std::string id = scenario_id_without(p, "");
+  return p.configuration.empty() ? id : id + "/" + p.configuration;
+}
 
 nlohmann::json scenario_key(const ScenarioParams& p) {
   nlohmann::json key = nlohmann::json::object();
@@ -20,6 +23,7 @@ nlohmann::json scenario_key(const ScenarioParams& p) {
     key[axis.name] = std::move(value);
   }
   if (!p.user_axes.empty()) key["user"] = p.user_axes;
+  if (!p.configuration.empty()) key["configuration"] = p.configuration;
   return key;
 }
 
@@ -99,6 +103,7 @@ void to_json(nlohmann::json& j, const ScenarioParams& p) {
   j["profile"] = p.profile;
   j["contention"] = p.contention;
   if (!p.gates.empty()) j["gates"] = p.gates;
+  if (!p.configuration.empty()) j["configuration"] = p.configuration;
   if (p.test_delay_ms > 0) j["test_delay_ms"] = p.test_delay_ms;
   if (is_data_parallel(p)) j["data_parallel"] = p.data_parallel;
   if (p.loop == LoopKind::python) j["python"] = {{"file", p.python.file}, {"function", p.python.function}};
@@ -127,6 +132,7 @@ void from_json(const nlohmann::json& j, ScenarioParams& p) {
   if (j.contains("contention"))
     p.contention = within("contention", [&] { return j.at("contention").get<ContentionThresholds>(); });
   if (j.contains("gates")) p.gates = j["gates"].get<GateThresholds>();
+  p.configuration = text_field(j, "configuration", "");
   if (const auto user = j.find("user"); user != j.end() && user->is_object()) p.user_axes = *user;
   if (const auto py = j.find("python"); py != j.end() && py->is_object()) {
     p.python.file = text_field(*py, "file", "");

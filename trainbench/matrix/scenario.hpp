@@ -105,6 +105,9 @@ struct ScenarioParams {
   // When a scenario counts as contended (the matrix's "contention" section); not part of what
   // is measured, so not in the digest either.
   ContentionThresholds contention;
+  // The matrix's named configuration this scenario belongs to ("configurations": "plain",
+  // "tuned"); "" when the matrix names none. Part of the id ("/tuned" at the end) and the key.
+  std::string configuration;
   // The CI thresholds the matrix's "gates" resolved for this scenario (gate_thresholds.hpp); not
   // part of what it measures (the key, the digest).
   GateThresholds gates;

@@ -1,11 +1,13 @@
 #include <trainbench/reporters/findings.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
 #include <trainbench/matrix/axis.hpp>
 #include <trainbench/measure/axis_effects.hpp>
 #include <trainbench/measure/bottleneck.hpp>
+#include <trainbench/measure/comparison.hpp>
 #include <trainbench/reporters/published_references.hpp>
 #include <trainbench/reporters/report_format.hpp>
 
@@ -137,11 +139,46 @@ std::vector<std::string> data_lines(const RunResult& run) {
           "times. Placement \"host\" (the default) and the workers axis measure the input pipeline."};
 }
 
+// The matrix's named configurations (plain, tuned): in each workload, the best scenario of each
+// configuration (the most samples/s) against the best of the first one.
+std::vector<std::string> configuration_lines(const RunResult& run) {
+  std::vector<std::string> names;
+  std::map<std::pair<std::string, std::string>, const ScenarioResult*> best;  // (workload, name)
+  std::vector<std::string> workloads;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok || s.params.configuration.empty() || s.samples_per_s <= 0) continue;
+    const std::string w = workload_of(s.params);
+    if (std::find(names.begin(), names.end(), s.params.configuration) == names.end())
+      names.push_back(s.params.configuration);
+    if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) workloads.push_back(w);
+    auto& slot = best[{w, s.params.configuration}];
+    if (slot == nullptr || s.samples_per_s > slot->samples_per_s) slot = &s;
+  }
+  std::vector<std::string> lines;
+  if (names.size() < 2) return lines;
+  for (const auto& w : workloads) {
+    const auto reference = best.find({w, names.front()});
+    if (reference == best.end()) continue;
+    for (std::size_t i = 1; i < names.size(); ++i) {
+      const auto other = best.find({w, names[i]});
+      if (other == best.end()) continue;
+      const auto r = per_sample_speedup(*reference->second, *other->second);
+      lines.push_back(w + ": " + names[i] + " " + ratio_with_verdict(r, stats::to_string(stats::classify(r))) +
+                      " than " + names.front() + " per sample (best of each: " + other->second->id + " " +
+                      fixed(other->second->samples_per_s, 1) + " samples/s, " + reference->second->id + " " +
+                      fixed(reference->second->samples_per_s, 1) + ")");
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::vector<FindingGroup> findings(const RunResult& run) {
   std::vector<FindingGroup> groups;
   if (auto data = data_lines(run); !data.empty()) groups.push_back({"Data", std::move(data)});
+  if (auto configurations = configuration_lines(run); !configurations.empty())
+    groups.push_back({"Configurations (the best scenario of each, per workload)", std::move(configurations)});
   if (auto published = published_reference_lines(run, published_references()); !published.empty())
     groups.push_back({"Published figures on this GPU (data/published_throughputs.json)", std::move(published)});
   FindingGroup effects{"Effect of each setting (per sample, averaged over the other settings)", {}};

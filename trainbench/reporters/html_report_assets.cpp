@@ -385,12 +385,16 @@ const char* const kDrawScriptBody =
       }
       var changes = spec.changes || [];
       var highs = spec.error_bars.map(function (b) { return b ? b[1] : 0; });
+      // Whiskers inside the plot: the axis reaches the widest interval, not only the points.
+      var lows = spec.error_bars.filter(function (b) { return b; }).map(function (b) { return b[0]; });
       return {
         type: 'line',
         data: { labels: spec.labels, datasets: series },
         options: Object.assign(base, {
           scales: axes('', spec.y_title, { ticks: { maxRotation: 60, autoSkip: true } },
-            spec.begin_at_zero === false ? { beginAtZero: false } :
+            spec.begin_at_zero === false ? { beginAtZero: false,
+              suggestedMin: lows.length ? Math.min.apply(null, lows) : undefined,
+              suggestedMax: Math.max.apply(null, highs) } :
             { beginAtZero: true, suggestedMax: Math.max.apply(null, highs) * 1.05 }),
           plugins: { legend: spec.levels ? legend() : { display: false },
             tbMarkers: { x: changes.map(function (c) { return c.x; }),

@@ -29,7 +29,7 @@ class StandardMatrix : public tb::test::CliTest {
     int ok = 0, seen = 0;
     for (const auto& s : results["scenarios"]) {
       const auto id = s["id"].get<std::string>();
-      if (id.rfind(model + "/", 0) != 0) continue;
+      if (id.rfind(model + "/", 0) != 0 || s["params"].value("configuration", "") != "plain") continue;
       ++seen;
       if (id.find("/amp_fp16/") != std::string::npos) {
         EXPECT_EQ(s["status"], "skipped") << id;
@@ -58,7 +58,28 @@ TEST_F(StandardMatrix, ResNet50VitB16AndGpt2SmallRunOnTheCpuInOneCommand) {
                        p("out") + " --format md --no-history"),
             0);
   const json results = json::parse(tb::test::slurp(dir_ / "out" / "results.json"));
-  ASSERT_EQ(results["scenarios"].size(), 9u) << results["scenarios"].dump();  // 3 models x 3 precisions
+  // plain: 3 models x 3 precisions; tuned: one per model (bf16, fused AdamW, channels_last for
+  // the CNN; its CUDA-only rules left out on the CPU, with a line saying so).
+  ASSERT_EQ(results["scenarios"].size(), 12u) << results["scenarios"].dump();
+  EXPECT_NE(log().find("configuration tuned: configurations[2] "), std::string::npos) << log();
+  EXPECT_NE(log().find("is for cuda, left out on cpu"), std::string::npos) << log();
+  int tuned = 0;
+  for (const auto& s : results["scenarios"]) {
+    EXPECT_EQ(s["params"]["dataset_options"]["placement"], "device") << s["id"] << ": compute only by default";
+    if (s["params"].value("configuration", "") != "tuned") continue;
+    ++tuned;
+    EXPECT_EQ(s["status"], "ok") << s["id"] << ": " << s.value("message", "");
+    EXPECT_EQ(s["params"]["precision"], "amp_bf16") << s["id"];
+    EXPECT_EQ(s["params"]["optimizer_impl"], "fused") << s["id"];
+    EXPECT_EQ(s["params"]["memory_format"] == "channels_last", s["params"]["model"] == "resnet50") << s["id"];
+    for (const auto& phase : s["metrics"]["phases"])
+      if (phase["name"] == "h2d" || phase["name"] == "data_wait")
+        EXPECT_EQ(phase.value("median_s", 0.0), 0.0) << s["id"] << ": resident batches, no loading, no copy";
+  }
+  EXPECT_EQ(tuned, 3);
+  const std::string report = tb::test::slurp(dir_ / "out" / "report.md");
+  EXPECT_NE(report.find("Compute only: every scenario's batches were made once"), std::string::npos);
+  EXPECT_NE(report.find("resnet50: tuned "), std::string::npos) << "tuned against plain, per workload";
   for (const char* model : {"resnet50", "vit_b_16"}) expect_measured(results, model, torchvision_flops(model));
   // Kaplan et al.'s 2N + 2 n_layer n_ctx d_model per token, plus the LM head, at n_ctx 32.
   const double n_ctx = 32, non_embedding = 12.0 * 12 * 768 * 768;
