@@ -819,7 +819,7 @@ TEST_F(MadeInputs, NoMessageLeaksInternalsOrRunsLong) {
     const std::string shown = what.substr(0, 500);
     for (const char* internal : {"json.exception", "basic_filebuf", "std::", "what()"})
       EXPECT_EQ(what.find(internal), std::string::npos) << shown;
-    EXPECT_LE(what.size() - file.size(), 450u) << shown;  // the list of allowed keys included
+    EXPECT_LE(what.size() - file.size(), 500u) << shown;  // the list of allowed keys included
   }
 }
 

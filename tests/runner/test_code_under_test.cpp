@@ -54,7 +54,10 @@ TEST(CodeUnderTest, CommandLineWinsOverEverything) {
 class GitRepository : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / "tb_test_code_under_test";
+    // One folder per test: ctest runs the tests of this fixture side by side (-j), and a shared
+    // folder removed by one under the other's git made both fail now and then.
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tb_test_code_under_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     if (!git("init -q -b work") || !git("-c user.name=t -c user.email=t@t commit -q --allow-empty -m 'first line' "
