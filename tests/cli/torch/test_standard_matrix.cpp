@@ -72,9 +72,11 @@ TEST_F(StandardMatrix, ResNet50VitB16AndGpt2SmallRunOnTheCpuInOneCommand) {
     EXPECT_EQ(s["params"]["precision"], "amp_bf16") << s["id"];
     EXPECT_EQ(s["params"]["optimizer_impl"], "fused") << s["id"];
     EXPECT_EQ(s["params"]["memory_format"] == "channels_last", s["params"]["model"] == "resnet50") << s["id"];
-    for (const auto& phase : s["metrics"]["phases"])
-      if (phase["name"] == "h2d" || phase["name"] == "data_wait")
+    for (const auto& phase : s["metrics"]["phases"]) {
+      if (phase["name"] == "h2d" || phase["name"] == "data_wait") {
         EXPECT_EQ(phase.value("median_s", 0.0), 0.0) << s["id"] << ": resident batches, no loading, no copy";
+      }
+    }
   }
   EXPECT_EQ(tuned, 3);
   const std::string report = tb::test::slurp(dir_ / "out" / "report.md");
