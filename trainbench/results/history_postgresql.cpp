@@ -97,8 +97,8 @@ class PgHistoryStore final : public HistoryStore {
       query(
           "INSERT INTO trainbench_runs (run_id, started_at, git_revision, matrix, commit_under_test, results_path, "
           "results_json, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-          {run.run_id, started_at, environment_text(run.environment, "git_revision"), run.matrix_name, commit_of(run),
-           results_path, results_json, history_utc_now()});
+          {run.run_id, started_at, environment_text(run.environment, "git_revision"), run.matrix_name,
+           commit_under_test(run), results_path, results_json, history_utc_now()});
       const std::string machine = machine_label(run.environment);
       for (const auto& s : run.scenarios) {
         const ScenarioFacts f = scenario_facts(run, s);
@@ -188,10 +188,6 @@ class PgHistoryStore final : public HistoryStore {
     return buf;
   }
   static std::string limit_clause(int limit) { return limit > 0 ? "LIMIT " + std::to_string(limit) : ""; }
-  static std::string commit_of(const RunResult& run) {
-    const auto cut = run.environment.find("code_under_test");
-    return cut != run.environment.end() && cut->is_object() ? environment_text(*cut, "commit") : "";
-  }
   static std::string text(const ResultPtr& r, int row, int col) { return PQgetvalue(r.get(), row, col); }
   static double real(const ResultPtr& r, int row, int col) {
     return PQgetisnull(r.get(), row, col) ? 0.0 : std::strtod(PQgetvalue(r.get(), row, col), nullptr);

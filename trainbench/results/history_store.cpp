@@ -21,10 +21,13 @@ std::string redacted_history_location(const std::string& location) {
   return location.substr(0, colon + 1) + "***" + location.substr(at);
 }
 
+std::string commit_under_test(const RunResult& run) {
+  const auto cut = run.environment.find("code_under_test");
+  return cut != run.environment.end() && cut->is_object() ? environment_text(*cut, "commit") : "";
+}
+
 ScenarioFacts scenario_facts(const RunResult& run, const ScenarioResult& scenario) {
   ScenarioFacts f;
-  const auto cut = run.environment.find("code_under_test");
-  if (cut != run.environment.end() && cut->is_object()) f.commit = environment_text(*cut, "commit");
   f.contended = scenario.contended();
   if (run.provenance.ab_session)
     for (const PairedRatio& p : run.provenance.ab_session->paired)

@@ -48,16 +48,18 @@ bool is_postgresql_url(const std::string& location);
 // The location as messages show it: a URL's password replaced by "***".
 std::string redacted_history_location(const std::string& location);
 
-// What a trend point says beyond the scenario's figures, read from the run as recorded: the
-// commit under test, contention, the paired ratio of an ab session, the matrix's gates, the
-// machine. A store that keeps columns computes them here once, at recording.
+// What a trend point says beyond the scenario's figures, read from the run as recorded:
+// contention, the paired ratio of an ab session, the matrix's gates. A store that keeps columns
+// computes them here once, at recording.
 struct ScenarioFacts {
-  std::string commit;
   bool contended = false;
   double paired_ratio = 0, paired_low = 0, paired_high = 0;
   double gate_step_time_pct = 0, gate_peak_memory_pct = 0;
 };
 ScenarioFacts scenario_facts(const RunResult& run, const ScenarioResult& scenario);
+
+// The commit under test the run recorded (environment.code_under_test.commit), "" when none.
+std::string commit_under_test(const RunResult& run);
 
 // Now as ISO 8601 UTC ("2026-12-06T05:30:00Z"): recording times sort as text.
 std::string history_utc_now();
