@@ -22,6 +22,24 @@ in the Markdown source, not in the rendered page), each of the form
                            (a gate whose verdict depends on the machine); the others exit 0
     file NAME              write the block (any language) to NAME in the scratch folder; not run
     timeout SECONDS        the block's time limit (default 300)
+    output [W|W... ...]    a console block whose shown output must match the real one (see below);
+                           each argument is a set of words, separated by "|", any of which may
+                           stand for any other (verdicts that depend on the machine:
+                           faster|same|noisy|slower)
+Shown output. Without `output`, the lines of a console transcript that do not start with "$ " are
+shown to the reader and not compared. With it, the lines below each command, up to the next
+"$ " line, must match what that command printed (stdout and stderr together), line by line,
+after both sides are normalized: every number (digits with an optional sign and decimals, so
+figures, durations, dates, run ids and pids) becomes N, every hexadecimal id of 7 to 40 digits
+(a commit) becomes N, the words of one `output` set become the set's first word, runs of blanks
+become one blank and runs of 3 or more "-", "=" or "─" become "---" (column widths follow the
+numbers), the scratch folder's path becomes "." and the binary's path build/trainbench, and
+blank lines at the start and end are dropped. A shown line that is exactly "..." stands for any
+number of lines (none included). So a changed figure passes; a changed word, column, line or
+order fails, with the first line that differs. A command shown with no output lines is not
+compared. The model is google/benchmark's output tests: they survive new numbers and catch
+changed wording and structure.
+
 A docs-test comment that is not directly above a block, an unknown directive, a skip without
 a reason, or a malformed argument is an error (exit 2): a typo must not silently skip a check.
 Other HTML comments (e.g. <!-- python-model-commands -->) are left alone.
@@ -106,6 +124,7 @@ class Block:
         self.expect_exit = (0,)
         self.file = None
         self.timeout = DEFAULT_TIMEOUT
+        self.output = None        # None, or the word sets of an `output` marker: [["faster", "noisy"], ...]
         self.commands = []        # [Command]
 
 
@@ -115,6 +134,7 @@ class Command:
         self.skip = None
         self.run_text = text
         self.expect = (0,)
+        self.shown = []           # (line number, text) of the output shown below it (console blocks)
 
 
 # ---------------------------------------------------------------- parsing
@@ -169,14 +189,17 @@ def parse_markdown(path, text):
             errors.append(f"{path}:{k + 1}: docs-test marker must be a one-line HTML comment")
     for block in blocks:
         if block.language not in SHELL_LANGUAGES and block.file is None:
-            if block.sets or block.expect_exit != (0,):
-                errors.append(f"{path}:{block.line}: set/expect-exit on a '{block.language or 'plain'}' block, which is not run")
+            if block.sets or block.expect_exit != (0,) or block.output is not None:
+                errors.append(f"{path}:{block.line}: set/expect-exit/output on a '{block.language or 'plain'}' block, which is not run")
             continue
         if block.file is None:
             try:
                 block.commands = extract_commands(block)
             except MarkerError as e:
                 errors.append(f"{path}:{block.line}: {e}")
+                continue
+            if block.output is not None and not any(c.shown for c in block.commands):
+                errors.append(f"{path}:{block.line}: 'output' on a block that shows no output under a '$ ' command")
     if errors:
         raise MarkerError("\n".join(errors))
     return blocks
@@ -216,12 +239,17 @@ def apply_directive(block, directive):
         if not re.fullmatch(r"[A-Za-z0-9._/-]+", rest) or rest.startswith("/") or ".." in rest.split("/"):
             raise MarkerError(f"'file' takes a relative file name, got '{rest}'")
         block.file = rest
+    elif name == "output":
+        sets = [w.split("|") for w in rest.split()]
+        if any(not all(re.fullmatch(r"[\w.%+-]+", x) for x in ws) or len(ws) < 2 for ws in sets):
+            raise MarkerError(f"'output' takes sets of interchangeable words such as faster|same|noisy|slower, got '{rest}'")
+        block.output = sets
     elif name == "timeout":
         if not re.fullmatch(r"\d+", rest) or int(rest) == 0:
             raise MarkerError(f"'timeout' takes seconds, got '{rest}'")
         block.timeout = int(rest)
     else:
-        raise MarkerError(f"unknown docs-test directive '{name}' (known: skip, set, expect-exit, file, timeout)")
+        raise MarkerError(f"unknown docs-test directive '{name}' (known: skip, set, expect-exit, file, timeout, output)")
 
 
 def extract_commands(block):
@@ -234,7 +262,9 @@ def extract_commands(block):
         k += 1
         if console:
             if not raw.startswith("$ "):
-                continue  # output
+                if commands:
+                    commands[-1].shown.append((line_no, raw))  # output
+                continue
             raw = raw[2:]
         if not raw.strip() or raw.lstrip().startswith("#") and not raw.lstrip().startswith("#!"):
             continue
@@ -340,6 +370,62 @@ def classify(command):
             last = end
     out.append(text[last:])
     command.run_text = "".join(out)
+
+
+# ---------------------------------------------------------------- shown output
+
+NUMBER = re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![0-9A-Za-z])"
+                    r"|[+\-−±]?\d+(?:[.,]\d+)*(?:e[+-]?\d+)?")
+RULE = re.compile(r"[-=─]{3,}")
+
+
+def normalize_output(line, word_sets=(), paths=()):
+    """One output line as the comparison sees it (the contract's "Shown output")."""
+    for path, replacement in paths:
+        if path:
+            line = line.replace(path.rstrip("/") + "/", replacement + "/" if replacement != "." else "")
+            line = line.replace(path.rstrip("/"), replacement)
+    line = NUMBER.sub("N", line)
+    for words in word_sets:
+        line = re.sub(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+                      + r")(?![\w-])", words[0], line)
+    line = RULE.sub("---", line)
+    return " ".join(line.split())
+
+
+def trim_blank(lines):
+    while lines and not lines[0][1]:
+        lines = lines[1:]
+    while lines and not lines[-1][1]:
+        lines = lines[:-1]
+    return lines
+
+
+def output_mismatch(shown, actual, word_sets=(), paths=()):
+    """None when the shown lines [(line number, text)] match the actual output text, else a message
+    naming the first shown line that differs and what was printed there."""
+    want = trim_blank([(n, normalize_output(t, word_sets, paths)) for n, t in shown])
+    got = trim_blank([(k + 1, normalize_output(t, word_sets, paths)) for k, t in enumerate(actual.split("\n"))])
+    best = [0, 0]  # the furthest shown line matched, for the message
+
+    def match(i, j):
+        if (i, j) > tuple(best):
+            best[:] = [i, j]
+        if i == len(want):
+            return j == len(got)
+        if want[i][1] == "...":
+            return any(match(i + 1, k) for k in range(j, len(got) + 1))
+        return j < len(got) and want[i][1] == got[j][1] and match(i + 1, j + 1)
+
+    import functools
+    match = functools.lru_cache(maxsize=None)(match)
+    if match(0, 0):
+        return None
+    i, j = best
+    if i >= len(want):
+        return f"the page shows nothing more, but the command printed more from its line {got[j][0]}: {got[j][1]!r}"
+    printed = f"printed line {got[j][0]}: {got[j][1]!r}" if j < len(got) else "printed nothing more"
+    return f"shown output line {want[i][0]} differs: the page has {want[i][1]!r}, the command {printed} (numbers read as N)"
 
 
 # ---------------------------------------------------------------- links
@@ -575,6 +661,7 @@ def main(argv=None):
                         print(f"{b.path}:{c.line}: SKIP ({reason}): {c.text}")
                     else:
                         extra = f"  [expect exit {','.join(map(str, c.expect))}]" if c.expect != (0,) else ""
+                        extra += "  [output checked]" if b.output is not None and c.shown else ""
                         print(f"{b.path}:{c.line}: run: {c.run_text}{extra}")
         return 0
     if not args.trainbench:
@@ -625,6 +712,10 @@ def main(argv=None):
                     print(f"  {c.block.path}:{c.line}: {shown}: {c.run_text}", flush=True)
                 if rc not in c.expect:
                     failures.append((c, rc, output))
+                elif b.output is not None and c.shown:
+                    why = output_mismatch(c.shown, output, b.output, [(scratch, "."), (trainbench, "build/trainbench")])
+                    if why:
+                        failures.append((c, ("output", why), output))
         after = snapshot(root)
         if before != after:
             changed = sorted(set(after.items()) ^ set(before.items()))
@@ -641,9 +732,11 @@ def main(argv=None):
             print(f"FAIL {rc}")
             continue
         what = (f"timed out after {c.block.timeout} s" if rc is None
+                else f"the output differs from the page's: {rc[1]}" if isinstance(rc, tuple)
                 else f"exit {rc}, expected {' or '.join(map(str, c.expect))}")
         print(f"\nFAIL {c.block.path}:{c.line}: {what}\n  $ {c.run_text}")
-        tail = output.rstrip("\n").split("\n")[-OUTPUT_TAIL_LINES:]
+        # the whole output when it is what differs, to copy into the page
+        tail = output.rstrip("\n").split("\n")[-(200 if isinstance(rc, tuple) else OUTPUT_TAIL_LINES):]
         print("\n".join("  | " + l for l in tail))
     if skipped:
         print(f"\nskipped {len(skipped)} commands:")
@@ -659,9 +752,13 @@ def main(argv=None):
 def self_test():
     """The checker's own checks, on small documents in a temporary folder, with a fake trainbench."""
     tmp = tempfile.mkdtemp(prefix="check-docs-self-")
+    tempfile.tempdir = tmp  # the scratch folders kept for failing cases go with it
     problems = []
 
+    cases = [0]
+
     def case(name, readme, docs=None, expect=0, extra=(), want=()):
+        cases[0] += 1
         root = os.path.join(tmp, name)
         os.makedirs(os.path.join(root, "docs"))
         os.makedirs(os.path.join(root, "scenarios"))
@@ -724,11 +821,31 @@ def self_test():
     case("links", "# Title\n\n## A `code` heading: yes\n\n[ok](#a-code-heading-yes) [ok](docs/a.md#b) [bad](#nope) [bad](docs/x.md)\n"
          "`[not a link](nowhere.md)`\n", docs={"a.md": "# B\n"}, expect=1,
          want=["README.md:5: link to a missing heading: #nope", "README.md:5: link to a missing file: docs/x.md", "ran 0 commands"])
+    # `output`: figures may change, words, lines and their order may not
+    case("output-numbers-vary", "<!-- docs-test: output -->\n```console\n$ printf 'run 2026-12-03 took 53 s\\n  a    1.24x [1.09, 1.43]\\n----\\n'\n"
+         "run 2025-01-01 took 7 s\n  a  13.5x [-0.2, +7]\n--------\n```\n", want=["ran 1 commands", "failed 0"])
+    case("output-word-differs", "<!-- docs-test: output -->\n```console\n$ echo 'verdict: faster by 3%'\nverdict: slower by 3%\n```\n",
+         expect=1, want=["FAIL README.md:3: the output differs from the page's: shown output line 4 differs",
+                         "'verdict: slower by N%'", "'verdict: faster by N%'"])
+    case("output-word-sets", "<!-- docs-test: output faster|same|slower -->\n```console\n$ echo 'a faster'; echo 'b same'\n"
+         "a slower\nb faster\n```\n", want=["failed 0"])
+    case("output-line-missing", "<!-- docs-test: output -->\n```console\n$ printf 'a\\nb\\n'\na\n```\n", expect=1,
+         want=["the page shows nothing more, but the command printed more from its line 2: 'b'"])
+    case("output-ellipsis", "<!-- docs-test: output -->\n```console\n$ printf 'head\\nx 1\\ny 2\\ntail 3\\n'\nhead\n...\ntail 9\n"
+         "$ echo 'a b'\na b\n$ true\n```\n", want=["ran 3 commands", "failed 0"])
+    case("output-paths-and-commits", "<!-- docs-test: output -->\n```console\n$ echo \"wrote $PWD/results/x at 1a2b3c4d5e\"\n"
+         "wrote results/x at 9f8e7d6\n```\n", want=["failed 0"])
+    case("output-not-checked-without-marker", "```console\n$ echo real\nsomething else\n```\n", want=["failed 0"])
+    case("output-needs-console", "<!-- docs-test: output -->\n```sh\necho a\n```\n", expect=2,
+         want=["'output' on a block that shows no output"])
+    case("output-bad-set", "<!-- docs-test: output faster -->\n```console\n$ echo a\na\n```\n", expect=2,
+         want=["'output' takes sets of interchangeable words"])
+    tempfile.tempdir = None
     shutil.rmtree(tmp, ignore_errors=True)
     if problems:
         print("check_docs self-test FAILED:\n" + "\n\n".join(problems))
         return 1
-    print("check_docs self-test: 18 cases passed")
+    print(f"check_docs self-test: {cases[0]} cases passed")
     return 0
 
 
