@@ -34,6 +34,15 @@ set_tests_properties(docs_links PROPERTIES TIMEOUT 120 LABELS docs)
 add_test(NAME docs_check_self_test
   COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs.py --self-test)
 set_tests_properties(docs_check_self_test PROPERTIES TIMEOUT 120 LABELS docs)
+# The reference pages against what they describe: scenarios/README.md's fields and axes against
+# schema/matrix.schema.json, docs/command-line.md's options and exit codes of each command against
+# that command's --help (printed from the option tables the parser reads).
+add_test(NAME docs_reference COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_reference.py
+  --root ${CMAKE_CURRENT_SOURCE_DIR} --trainbench $<TARGET_FILE:trainbench>)
+set_tests_properties(docs_reference PROPERTIES TIMEOUT 120 LABELS docs)
+add_test(NAME docs_reference_self_test
+  COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_reference.py --self-test)
+set_tests_properties(docs_reference_self_test PROPERTIES TIMEOUT 120 LABELS docs)
 # The CI configurations under examples/ci/: YAML that parses, the structure each CI system
 # needs, and only trainbench commands and options that exist.
 add_test(NAME examples_ci COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/examples/check_ci_examples.py

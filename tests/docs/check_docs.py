@@ -749,6 +749,25 @@ def main(argv=None):
 
 # ---------------------------------------------------------------- self-test
 
+def check_case(problems, name, main_fn, argv, expect, want):
+    """Runs main_fn(argv) with its output captured; appends to problems how the exit status or the
+    output differ from `expect` and the strings in `want` (tests/docs/check_reference.py uses it too)."""
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            rc = main_fn(argv)
+        except SystemExit as e:
+            rc = e.code
+    text = buf.getvalue()
+    if rc != expect:
+        problems.append(f"{name}: exit {rc}, expected {expect}\n{text}")
+    for w in want:
+        if w not in text:
+            problems.append(f"{name}: output lacks {w!r}\n{text}")
+
+
 def self_test():
     """The checker's own checks, on small documents in a temporary folder, with a fake trainbench."""
     tmp = tempfile.mkdtemp(prefix="check-docs-self-")
@@ -770,20 +789,7 @@ def self_test():
         fake = os.path.join(root, "fake-build", "trainbench")
         os.makedirs(os.path.dirname(fake))
         write_exec(fake, 'echo "trainbench $*"; case "$*" in *fail*) exit 3;; esac; exit 0')
-        import io
-        import contextlib
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            try:
-                rc = main(["--root", root, "--trainbench", fake, *extra])
-            except SystemExit as e:
-                rc = e.code
-        text = buf.getvalue()
-        if rc != expect:
-            problems.append(f"{name}: exit {rc}, expected {expect}\n{text}")
-        for w in want:
-            if w not in text:
-                problems.append(f"{name}: output lacks {w!r}\n{text}")
+        check_case(problems, name, main, ["--root", root, "--trainbench", fake, *extra], expect, want)
 
     case("no-shell-blocks", "# Title\n\nText.\n\n```json\n{\"a\": 1}\n```\n", want=["ran 0 commands"])
     case("unknown-marker", "<!-- docs-test: skipp (typo) -->\n```sh\ntrue\n```\n", expect=2,
