@@ -69,7 +69,7 @@ skipped command with its reason; a summary (ran N, skipped M, failed F, seconds)
 or a marker error.
 
     tests/docs/check_docs.py --trainbench build/trainbench            # run them all
-    tests/docs/check_docs.py --trainbench build/trainbench --only docs/comparing-runs.md
+    tests/docs/check_docs.py --trainbench build/trainbench --only docs/gating-ci.md
     tests/docs/check_docs.py --list                                   # what would run, nothing run
     tests/docs/check_docs.py --self-test                              # the checker's own checks
 

@@ -341,6 +341,7 @@ def self_test():
         open(fake, "w").write(script)
         os.chmod(fake, 0o755)
         sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
         from check_docs import check_case
         check_case(problems, name, main, ["--root", root, "--trainbench", fake, *extra], expect, want)
 
