@@ -327,16 +327,17 @@ def words(segment):
 
 
 def program(argv):
-    """The command a line runs: argv without leading VAR=value, env/time/nohup, or timeout and its options."""
+    """The command a line runs: argv without leading VAR=value, env/time/nohup, or timeout or taskset and
+    their options."""
     k = 0
     while k < len(argv):
         if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[k]) or argv[k] in WRAPPERS:
             k += 1
-        elif argv[k] == "timeout":
+        elif argv[k] in ("timeout", "taskset"):
             k += 1
             while k < len(argv) and argv[k].startswith("-"):
                 k += 2 if argv[k] in TIMEOUT_OPTIONS_WITH_VALUE else 1
-            k += 1  # the duration
+            k += 1  # timeout's duration, taskset's CPU mask or list
         else:
             break
     return argv[k:]
@@ -813,6 +814,9 @@ def self_test():
     case("set-after-timeout", "<!-- docs-test: set axes.model=[\"mlp\"] -->\n```sh\n"
          "timeout --preserve-status -s INT 1 scripts/trainbench run m.json\n```\n",
          extra=["--list"], want=["run: timeout --preserve-status -s INT 1 scripts/trainbench run m.json --set 'axes.model=[\"mlp\"]'"])
+    case("set-after-taskset", "<!-- docs-test: set steps.min=4 -->\n```sh\n"
+         "OMP_NUM_THREADS=1 taskset -c 0 scripts/trainbench run m.json\n```\n",
+         extra=["--list"], want=["run: OMP_NUM_THREADS=1 taskset -c 0 scripts/trainbench run m.json --set steps.min=4"])
     case("set-runs", "<!-- docs-test: set steps.min=4 -->\n```sh\n"
          "scripts/trainbench run x.json | grep -q -- '--set steps.min=4'\ntrainbench list x.json | grep -vq -- --set\n```\n",
          want=["ran 2 commands", "failed 0"])
