@@ -20,7 +20,7 @@ Command options (--part options; needs --trainbench). `trainbench --help` lists 
 for each, `trainbench CMD --help` lists its options (the option tables the parser reads, so the
 help is what the command accepts). docs/command-line.md must have a section "### `CMD`" under
 "## Options of each command" whose tables' first column names exactly those options (as
-`--name` or `--name VALUE`; -h/--help is implied and left out), and a line starting with
+`--name` or `--name VALUE`; -h/--help is implied and left out), and a paragraph starting with
 "Exit codes:" that names every exit code the help's "exit codes" paragraph gives.
 
 Output: each difference, naming the page, the section and the name; then a summary. Exit
@@ -222,6 +222,15 @@ def exit_codes_of(help_text):
     return codes
 
 
+def paragraph_starting(lines, prefix):
+    """The paragraph (up to a blank line) whose first line starts with prefix, as one line; None if none."""
+    for k, line in enumerate(lines):
+        if line.startswith(prefix):
+            end = next((j for j in range(k, len(lines)) if not lines[j].strip()), len(lines))
+            return " ".join(lines[k:end])
+    return None
+
+
 def check_options(root, trainbench):
     page = "docs/command-line.md"
     try:
@@ -251,7 +260,7 @@ def check_options(root, trainbench):
             problems.append(f"{page}: ### `{cmd}`: {name} is in `trainbench {cmd} --help` but not documented")
         for name in sorted(set(documented) - set(wanted)):
             problems.append(f"{page}: ### `{cmd}`: {name} is documented but `trainbench {cmd} --help` has no such option")
-        codes_line = next((l for l in lines if l.startswith("Exit codes:")), None)
+        codes_line = paragraph_starting(lines, "Exit codes:")
         codes = exit_codes_of(help_text)
         if codes and codes_line is None:
             problems.append(f"{page}: ### `{cmd}`: no line starting with 'Exit codes:' "
@@ -260,7 +269,7 @@ def check_options(root, trainbench):
             for code in codes:
                 if not re.search(r"(?<![\d.])" + code + r"(?!\d|\.\d)", codes_line):
                     problems.append(f"{page}: ### `{cmd}`: exit code {code} of `trainbench {cmd} --help` "
-                                    "is not on the 'Exit codes:' line")
+                                    "is not on the 'Exit codes:' paragraph")
     extra = [h for h, (level, _) in secs.items() if level == 3 and h.startswith("`") and h.strip("`") not in commands]
     for h in extra:
         problems.append(f"{page}: ### {h}: no such command in `trainbench --help`")
@@ -327,7 +336,7 @@ def self_test():
     script = "#!/bin/sh\ncase \"$*\" in\n" + "".join(
         f"  '{k}') cat <<'EOF'\n{v}EOF\n;;\n" for k, v in fake_help.items()) + "  *) exit 2;;\nesac\n"
     options_good = ("# CLI\n\n## Options of each command\n\n### `run`\n\n| option | meaning |\n|---|---|\n"
-                    "| `--out DIR` | where |\n| `--verbose`, `-v` | more |\n\nExit codes: 0, 1, 2, 5, 130, 143.\n\n"
+                    "| `--out DIR` | where |\n| `--verbose`, `-v` | more |\n\nExit codes: 0, 1, 2,\n5, 130, 143.\n\n"
                     "### `models`\n\nNo options.\n\nExit codes: 0, 2.\n")
 
     def case(name, readme, cli, expect, want=(), extra=()):
@@ -357,8 +366,8 @@ def self_test():
          ["### `run`: --out is in `trainbench run --help` but not documented"])
     case("option-extra", good, options_good.replace("| `--out DIR` | where |", "| `--out DIR` | where |\n| `--old` | x |"), 1,
          ["### `run`: --old is documented but `trainbench run --help` has no such option"])
-    case("exit-code-missing", good, options_good.replace("0, 1, 2, 5, 130, 143.", "0, 1, 2, 5."), 1,
-         ["exit code 130 of `trainbench run --help` is not on the 'Exit codes:' line"])
+    case("exit-code-missing", good, options_good.replace("2,\n5, 130, 143.", "2,\n5."), 1,
+         ["exit code 130 of `trainbench run --help` is not on the 'Exit codes:' paragraph"])
     case("command-missing", good, options_good.split("### `models`")[0], 1,
          ["no '### `models`' section under '## Options of each command'"])
     case("fields-only", good, "", 0, ["0 differences"], extra=["--part", "fields"])
