@@ -37,8 +37,11 @@ numbers), the scratch folder's path becomes "." and the binary's path build/trai
 blank lines at the start and end are dropped. A shown line that is exactly "..." stands for any
 number of lines (none included). So a changed figure passes; a changed word, column, line or
 order fails, with the first line that differs. A command shown with no output lines is not
-compared. The model is google/benchmark's output tests: they survive new numbers and catch
-changed wording and structure.
+compared, and neither is a command that exits with another of its block's `expect-exit` codes
+than the first: the page shows the answer of the first code, and the others are the machine's way
+of saying it could not judge (a gate's exit 4 on a loaded machine). The model is
+google/benchmark's output tests: they survive new numbers and catch changed wording and
+structure.
 
 A docs-test comment that is not directly above a block, an unknown directive, a skip without
 a reason, or a malformed argument is an error (exit 2): a typo must not silently skip a check.
@@ -713,7 +716,7 @@ def main(argv=None):
                     print(f"  {c.block.path}:{c.line}: {shown}: {c.run_text}", flush=True)
                 if rc not in c.expect:
                     failures.append((c, rc, output))
-                elif b.output is not None and c.shown:
+                elif b.output is not None and c.shown and rc == c.expect[0]:
                     why = output_mismatch(c.shown, output, b.output, [(scratch, "."), (trainbench, "build/trainbench")])
                     if why:
                         failures.append((c, ("output", why), output))
@@ -845,6 +848,8 @@ def self_test():
          "$ echo 'a b'\na b\n$ true\n```\n", want=["ran 3 commands", "failed 0"])
     case("output-paths-and-commits", "<!-- docs-test: output -->\n```console\n$ echo \"wrote $PWD/results/x at 1a2b3c4d5e\"\n"
          "wrote results/x at 9f8e7d6\n```\n", want=["failed 0"])
+    case("output-only-for-the-first-exit-code", "<!-- docs-test: expect-exit 0,4; output -->\n```console\n"
+         "$ echo 'not distinguishable'; (exit 4)\nfirst slower commit: c5\n```\n", want=["failed 0"])
     case("output-not-checked-without-marker", "```console\n$ echo real\nsomething else\n```\n", want=["failed 0"])
     case("output-needs-console", "<!-- docs-test: output -->\n```sh\necho a\n```\n", expect=2,
          want=["'output' on a block that shows no output"])
