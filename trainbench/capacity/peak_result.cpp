@@ -36,6 +36,8 @@ void to_json(nlohmann::json& j, const PeakResult& peak) {
                      {"max_flops_per_s", peak.max_flops_per_s},
                      {"rel_spread", peak.rel_spread},
                      {"sizes", peak.sizes}};
+  if (!peak.kernel.empty()) j["kernel"] = peak.kernel;
+  if (!peak.stopped.empty()) j["stopped"] = peak.stopped;
 }
 
 void from_json(const nlohmann::json& j, PeakSizeResult& size) {
@@ -59,6 +61,8 @@ void from_json(const nlohmann::json& j, PeakResult& peak) {
   peak.min_flops_per_s = field_number(j, "min_flops_per_s");
   peak.max_flops_per_s = field_number(j, "max_flops_per_s");
   peak.rel_spread = field_number(j, "rel_spread");
+  peak.kernel = field_text(j, "kernel");
+  peak.stopped = field_text(j, "stopped");
   peak.sizes.clear();
   if (const auto it = j.find("sizes"); it != j.end() && it->is_array())
     for (const auto& size : *it)

@@ -31,6 +31,13 @@ struct PeakResult {
   // Spread of the best size's blocks: min/max rate and (max - min) / median.
   double min_flops_per_s = 0, max_flops_per_s = 0, rel_spread = 0;
   std::vector<PeakSizeResult> sizes;  // every size measured, in the order given
+  // What was timed: "matmul" (n x n, the fp32/tf32 training kernels) or "autocast linear" (an
+  // autocast Linear layer's forward and backward on n x n operands, 3 matmuls, the kernels and
+  // casts an autocast step runs). "" in results of older releases (matmul).
+  std::string kernel;
+  // Why the sweep stopped before its largest sizes ("" when it measured them all), e.g.
+  // "n=1536 left out: one call took 7.1 s, over the probe's 10 s bound".
+  std::string stopped;
 };
 
 // {"flops_per_s","n","dtype","device","median_s","samples","matmuls_per_sample","threads",

@@ -38,13 +38,14 @@ double achieved_flops_per_s(const FlopCount& per_sample, double samples_per_s) {
 
 double mfu(double achieved, double peak) { return peak > 0 ? achieved / peak : 0.0; }
 
-std::string mfu_error(double mfu) {
+std::string mfu_error(double mfu, const std::string& suspect) {
   if (!(mfu > 1.0)) return "";
   char pct[32];
   std::snprintf(pct, sizeof pct, "%.2f%%", mfu * 100.0);
-  return std::string("MFU ") + pct +
-         " exceeds 100%: a measurement error, not a utilisation; the peak was under-measured "
-         "(timed while the machine was busy?) or the FLOP count is too high";
+  return std::string("MFU ") + pct + " exceeds 100%: a measurement error, not a utilisation; " +
+         (suspect.empty()
+              ? "the peak was under-measured (timed while the machine was busy?) or the FLOP count is too high"
+              : suspect);
 }
 
 std::optional<PeakFlops> datasheet_peak_flops(const std::string& device_name, Precision precision) {
@@ -65,7 +66,7 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured, const std::
 
 ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double samples_per_s,
                                          const std::optional<PeakFlops>& peak,
-                                         const std::optional<Projection>& projection) {
+                                         const std::optional<Projection>& projection, const std::string& mfu_suspect) {
   ScenarioCapacitySection c;
   c.flops_per_sample = per_sample;
   c.achieved_flops_per_s = achieved_flops_per_s(per_sample, samples_per_s);
@@ -74,7 +75,7 @@ ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double sam
     c.peak_source = peak->source;
     c.peak_detail = peak->detail;
     c.mfu = mfu(c.achieved_flops_per_s, peak->flops_per_s);
-    c.mfu_error = mfu_error(c.mfu);
+    c.mfu_error = mfu_error(c.mfu, mfu_suspect);
   }
   c.projection = projection;
   return c;

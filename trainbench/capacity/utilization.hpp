@@ -26,10 +26,12 @@ double mfu(double achieved_flops_per_s, double peak_flops_per_s);
 inline constexpr const char* kMfuErrorCell = "error: >100% (peak under-measured)";
 
 // An MFU above 1 is physically impossible: the training step cannot run its matmuls faster than
-// the device's peak, so the peak was under-measured (e.g. timed while the machine was busy) or
-// the FLOP count is too high. Returns the explanation stored as capacity.mfu_error, e.g.
-// "MFU 107.31% exceeds 100%: ...", or "" when mfu <= 1.
-std::string mfu_error(double mfu);
+// the device's peak, so the peak was under-measured or the FLOP count is too high. `suspect`
+// names the likely cause where the caller knows it (the probe and the step ran different
+// kernels, e.g. an emulated bf16 whose speed depends on the shapes); empty: "the peak was
+// timed while the machine was busy, or the FLOP count is too high". Returns the explanation
+// stored as capacity.mfu_error, e.g. "MFU 107.31% exceeds 100%: ...", or "" when mfu <= 1.
+std::string mfu_error(double mfu, const std::string& suspect = "");
 
 struct PeakFlops {
   double flops_per_s = 0;
@@ -51,6 +53,7 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
 // and the MFU, with mfu_error set when the MFU is above 1 (the MFU is kept for diagnosis).
 ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double samples_per_s,
                                          const std::optional<PeakFlops>& peak,
-                                         const std::optional<Projection>& projection = std::nullopt);
+                                         const std::optional<Projection>& projection = std::nullopt,
+                                         const std::string& mfu_suspect = "");
 
 }  // namespace tb::capacity

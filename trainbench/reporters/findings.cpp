@@ -8,6 +8,7 @@
 #include <trainbench/measure/axis_effects.hpp>
 #include <trainbench/measure/bottleneck.hpp>
 #include <trainbench/measure/comparison.hpp>
+#include <trainbench/measure/precision_support.hpp>
 #include <trainbench/reporters/published_references.hpp>
 #include <trainbench/reporters/report_format.hpp>
 
@@ -172,6 +173,31 @@ std::vector<std::string> configuration_lines(const RunResult& run) {
   return lines;
 }
 
+// One line per device and reduced type that a measured scenario computed in: how the hardware
+// computes it (native path or emulated), so a reader knows whether a slow bf16 belongs to the
+// hardware or to the loop. Said once per run, not per scenario.
+std::vector<std::string> precision_path_lines(const RunResult& run) {
+  std::vector<std::string> lines;
+  std::vector<std::pair<DeviceKind, ReducedDtype>> said;
+  for (const auto& s : run.scenarios) {
+    if (s.status != ScenarioStatus::ok) continue;
+    const ReducedDtype type = definition(s.params.precision).reduced_dtype;
+    if (type == ReducedDtype::none) continue;
+    const auto key = std::make_pair(s.params.device, type);
+    if (std::find(said.begin(), said.end(), key) != said.end()) continue;
+    said.push_back(key);
+    const std::string device = to_string(s.params.device);
+    const auto path = recorded_precision_path(run.environment, device, type);
+    if (!path) continue;
+    const std::string name = type == ReducedDtype::bfloat16 ? "bf16" : "fp16";
+    const std::string hardware = s.params.device == DeviceKind::cpu ? "this CPU" : "this GPU";
+    lines.push_back(path->native ? name + " on " + hardware + ": native, " + path->detail
+                                 : path->detail + "; its speed-ups here say nothing of hardware that computes " + name +
+                                       " natively");
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::vector<FindingGroup> findings(const RunResult& run) {
@@ -187,6 +213,7 @@ std::vector<FindingGroup> findings(const RunResult& run) {
       effects.heading = "Effect of each setting (per sample, within each workload, averaged over the other settings)";
     effects.lines.push_back(effect_line(e));
   }
+  for (auto& line : precision_path_lines(run)) effects.lines.push_back(std::move(line));
   FindingGroup best{"Fastest configuration", {}};
   for (const auto& b : best_configurations(run))
     for (auto& line : best_lines(b)) best.lines.push_back(std::move(line));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <trainbench/capacity/torch/peak_flops.hpp>
 #include <trainbench/capacity/utilization.hpp>
@@ -40,6 +41,7 @@ TEST(PeakFlops, CpuFp32IsPositiveAndPlausible) {
   EXPECT_GT(r.flops_per_s, 1e9) << "under 1 GFLOP/s for a 256^3 fp32 matmul";
   EXPECT_LT(r.flops_per_s, 1e14) << "over 100 TFLOP/s on a CPU is not plausible";
   EXPECT_EQ(describe(r).rfind("matmul n=256 float32 on cpu (", 0), 0u) << describe(r);
+  EXPECT_EQ(r.kernel, "matmul");
   const nlohmann::json j = r;
   EXPECT_EQ(j.at("n"), 256);
 }
@@ -49,7 +51,7 @@ TEST(PeakFlops, CpuFp32IsPositiveAndPlausible) {
 TEST(PeakFlops, SweepRecordsSpreadPerSize) {
   const SingleThread one_thread;
   PeakOptions options;
-  options.sizes = {96, 160, 128};
+  options.sizes = {96, 160, 128};  // measured and reported smallest first
   options.budget_s = 0.15;
   options.min_repeats = 4;
   const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::amp_bf16, options);
@@ -57,7 +59,7 @@ TEST(PeakFlops, SweepRecordsSpreadPerSize) {
   double best = 0;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const auto& s = r.sizes[i];
-    EXPECT_EQ(s.n, options.sizes[i]) << "sizes are reported in the order given";
+    EXPECT_EQ(s.n, (std::vector<int>{96, 128, 160}[i])) << "sizes are reported smallest first";
     EXPECT_GE(s.blocks, 4);
     EXPECT_GE(s.matmuls_per_block, 1);
     EXPECT_GT(s.min_flops_per_s, 0);
@@ -66,22 +68,46 @@ TEST(PeakFlops, SweepRecordsSpreadPerSize) {
     best = std::max(best, s.median_flops_per_s);
   }
   EXPECT_DOUBLE_EQ(r.flops_per_s, best) << "the peak is the best size's median, not a lucky block";
-  EXPECT_DOUBLE_EQ(r.flops_per_s, 2.0 * r.n * r.n * r.n / r.median_s);
+  // An autocast Linear's forward and backward: 3 matmuls a call.
+  EXPECT_EQ(r.kernel, "autocast linear");
+  EXPECT_DOUBLE_EQ(r.flops_per_s, 6.0 * r.n * r.n * r.n / r.median_s);
   EXPECT_LE(r.min_flops_per_s, r.flops_per_s);
   EXPECT_GE(r.max_flops_per_s, r.flops_per_s);
   EXPECT_GE(r.rel_spread, 0);
   EXPECT_DOUBLE_EQ(r.rel_spread, (r.max_flops_per_s - r.min_flops_per_s) / r.flops_per_s);
   EXPECT_EQ(r.threads, 1);
-  EXPECT_NE(describe(r).find("best median of n=96/160/128"), std::string::npos) << describe(r);
+  EXPECT_NE(describe(r).find("best median of n=96/128/160"), std::string::npos) << describe(r);
+  EXPECT_EQ(describe(r).rfind("autocast linear n=", 0), 0u) << describe(r);
+  EXPECT_TRUE(r.stopped.empty()) << r.stopped;
 
   const nlohmann::json j = r;
   for (const char* key : {"flops_per_s", "n", "median_s", "samples", "matmuls_per_sample", "threads", "min_flops_per_s",
                           "max_flops_per_s", "rel_spread", "sizes"})
     EXPECT_TRUE(j.contains(key)) << key;
   ASSERT_EQ(j.at("sizes").size(), 3u);
-  EXPECT_EQ(j.at("sizes")[1].at("n"), 160);
+  EXPECT_EQ(j.at("sizes")[1].at("n"), 128);
   EXPECT_TRUE(j.at("sizes")[1].contains("median_flops_per_s"));
   EXPECT_EQ(j.at("sizes")[1].at("blocks"), r.sizes[1].blocks);
+}
+
+// A probe whose next size would overrun its bound stops there and says so; the sizes before it
+// are measured as usual, with at least 3 blocks each.
+TEST(PeakFlops, TimeBoundLeavesOutTheLargestSizesAndSaysSo) {
+  const SingleThread one_thread;
+  PeakOptions options;
+  options.sizes = {1536, 32};
+  options.budget_s = 0.3;
+  options.min_repeats = 5;
+  options.max_s = 0.05;  // an fp32 n=1536 matmul (7 GFLOP) takes far longer on one thread
+  const PeakResult r = measure_matmul_peak(DeviceKind::cpu, Precision::fp32, options);
+  ASSERT_EQ(r.sizes.size(), 1u);
+  EXPECT_EQ(r.n, 32);
+  EXPECT_GE(r.samples, 3);
+  EXPECT_NE(r.stopped.find("n=1536 and larger left out"), std::string::npos) << r.stopped;
+  EXPECT_NE(describe(r).find(r.stopped), std::string::npos) << describe(r);
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("stopped"), r.stopped);
+  EXPECT_EQ(j.get<PeakResult>().stopped, r.stopped);
 }
 
 TEST(PeakFlops, BadOptionsAreRejected) {

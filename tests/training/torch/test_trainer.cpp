@@ -190,14 +190,15 @@ TEST(Trainer, StepDispatchesNoOperatorBeyondABareLoop) {
 }
 
 // A small ResNet's parameters after `steps` steps of `p` (images from the synthetic set).
-std::vector<at::Tensor> resnet_after(ScenarioParams p, int steps, bool* conv_weights_channels_last = nullptr) {
+std::vector<at::Tensor> resnet_after(ScenarioParams p, int steps, bool* conv_weights_channels_last = nullptr,
+                                     int width = 4) {
   p.model = "resnet";
   p.batch = 4;
   p.effective_batch = 4;
   p.dataset_options = {{"samples", 16}, {"shape", {3, 16, 16}}, {"classes", 4}};
   torch::manual_seed(5);
   auto source = Registry::instance().dataset("synthetic").factory({p.dataset_options, 1});
-  auto model = Registry::instance().model("resnet").factory({{"width", 4}}, source->info());
+  auto model = Registry::instance().model("resnet").factory({{"width", width}}, source->info());
   torch::manual_seed(9);
   BatchStream stream(source, p.batch, 0);
   Trainer trainer(p, *model, stream, c10::Device(c10::kCPU));
@@ -219,7 +220,8 @@ void expect_close(const std::vector<at::Tensor>& a, const std::vector<at::Tensor
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
     EXPECT_TRUE(at::allclose(a[i], b[i], rtol, atol))
-        << "parameter " << i << ": max difference " << (a[i] - b[i]).abs().max().item<double>();
+        << "parameter " << i << " " << a[i].sizes() << ": max difference " << (a[i] - b[i]).abs().max().item<double>()
+        << " of " << b[i].abs().max().item<double>();
 }
 
 TEST(Trainer, ChannelsLastConvertsTheWeightsAndTrainsTheSame) {
@@ -229,11 +231,16 @@ TEST(Trainer, ChannelsLastConvertsTheWeightsAndTrainsTheSame) {
   ScenarioParams nhwc = contiguous;
   nhwc.memory_format = tb::MemoryFormatKind::channels_last;
   bool converted = false;
-  const auto expected = resnet_after(contiguous, 2);
-  const auto actual = resnet_after(nhwc, 2, &converted);
+  // One step: both start from the same weights, so the update differs only by the order in which
+  // other kernels sum (float32: a few ulps of each gradient) on any CPU class; more steps would
+  // compound that through the model's nonlinearities, by an amount no dtype states. Width 8: with 4 channels LibTorch 2.11's
+  // AVX2 oneDNN kernel computes the 1x1 shortcut's weight gradient wrong (52% off, or corrupts
+  // the heap on one thread: tests/repro/onednn_channels_last_1x1_conv.py), a LibTorch bug this
+  // test would otherwise report as trainbench's.
+  const auto expected = resnet_after(contiguous, 1, nullptr, 8);
+  const auto actual = resnet_after(nhwc, 1, &converted, 8);
   EXPECT_TRUE(converted);
-  // Other kernels sum in another order: equal to float tolerance, not bit for bit.
-  expect_close(actual, expected, 1e-4, 1e-5);
+  expect_close(actual, expected, 1e-5, 1e-6);
 }
 
 TEST(Trainer, ForeachAndFusedOptimizersTrainTheSame) {

@@ -8,6 +8,7 @@
 #include <trainbench/capacity/projection.hpp>
 #include <trainbench/capacity/torch/peak_flops.hpp>
 #include <trainbench/capacity/utilization.hpp>
+#include <trainbench/measure/precision_support.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb {
@@ -37,6 +38,17 @@ int devices_used(const RunResult& run, const ScenarioParams& p) {
 std::optional<double> measured_joules_per_step(const ScenarioResult& s) {
   if (!s.energy || !s.energy->available || !(s.energy->joules_per_step > 0)) return std::nullopt;
   return s.energy->joules_per_step;
+}
+
+// Why an MFU above 100% is likely, where the run knows more than "a busy machine": a reduced
+// type the hardware emulates runs at a speed that depends on the shapes and kernels, so the
+// probe's n x n Linear and the step's layers may differ by more than the peak can cover.
+std::string mfu_suspect(const RunResult& run, const ScenarioParams& p) {
+  const auto path =
+      recorded_precision_path(run.environment, to_string(p.device), definition(p.precision).reduced_dtype);
+  if (!path || path->native) return "";
+  return "the peak probe and the training step ran different kernels: " + path->detail +
+         ", whose speed depends on the shapes, and the step's ran faster than the probe's";
 }
 
 }  // namespace
@@ -108,7 +120,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
       options.joules_per_step = measured_joules_per_step(s);
       projection = capacity::project(samples, s.step_time_s, static_cast<int>(global_batch(s.params)), options);
     }
-    s.capacity = capacity::capacity_section(per_sample, s.samples_per_s, peak, projection);
+    s.capacity = capacity::capacity_section(per_sample, s.samples_per_s, peak, projection, mfu_suspect(run, s.params));
     if (listener && !s.capacity->mfu_error.empty()) listener->error(s.id + ": " + s.capacity->mfu_error);
   }
 }

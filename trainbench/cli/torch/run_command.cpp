@@ -1,6 +1,7 @@
 #include <trainbench/cli/torch/run_command.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include <trainbench/reporters/reporter.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/results/history_location.hpp>
+#include <trainbench/runner/crash_supervisor.hpp>
 #include <trainbench/runner/interrupt.hpp>
 #include <trainbench/runner/rank_environment.hpp>
 #include <trainbench/runner/rank_launcher.hpp>
@@ -246,6 +248,31 @@ struct FollowerRelease {
   }
 };
 
+// Set in the environment of a supervised run's child when it was started afresh (not forked).
+constexpr const char* kSupervisedChildVariable = "TRAINBENCH_SUPERVISED_CHILD";
+
+int run(const ParsedArgs& p, std::ostream& out, std::ostream& err);
+
+// The run's process crashed (runner/crash_supervisor.hpp): finish the matrix from what it saved,
+// each scenario in its own worker, so the crash recurs in one worker only and that scenario is
+// "crashed" with its signal and last words. Nothing measured before the crash is lost: the
+// resume keeps every finished scenario.
+int finish_isolated(const ParsedArgs& p, const std::string& out_dir, const ChildExit& end, std::ostream& out,
+                    std::ostream& err) {
+  err << "trainbench: the run's process ended with " << end.describe()
+      << " (a crash inside LibTorch, a model or a dataset); what it saved is kept, and the rest is measured with "
+         "each scenario in its own process (--isolate), so the crash ends one scenario\n";
+  std::vector<std::string> tokens;
+  if (std::filesystem::exists(std::filesystem::path(out_dir) / "results.json")) {
+    tokens = {"--resume", out_dir, "--isolate"};
+  } else {
+    tokens = p.tokens_without({"--out", "--force"});
+    tokens.insert(tokens.end(), {"--out", out_dir, "--isolate"});
+    if (run_in_folder(out_dir)) tokens.push_back("--force");
+  }
+  return run(parse_arguments(run_command().spec, tokens), out, err);
+}
+
 int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   // One rank of several (started by --nproc-per-node, torchrun or srun): join the others. Rank 0
   // runs the matrix; every other rank follows it (runner/torch/rank_protocol.hpp).
@@ -288,18 +315,38 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   options.run_id = make_run_id(spec);
   if (options.out_dir.empty()) options.out_dir = "results/" + options.run_id;
   ensure_writable_dir(options.out_dir);  // OutputError (exit 5) now, not after the first scenario
-  const RunFolderLock folder_lock(options.out_dir, command_text(options.command_line));
-  if (const auto previous = run_in_folder(options.out_dir)) {
-    // Nothing measured is replaced by accident: a second run into the same --out is refused.
-    TB_CHECK_INPUT(p.has("--force"), "command line", "--out", options.out_dir, " holds ", previous->what,
-                   ": nothing was run; ",
-                   previous->unfinished ? "finish it with trainbench run --resume " + options.out_dir + ", " : "",
-                   "give another --out, or --force to replace it");
-    out << "trainbench: replacing " << previous->what << " in " << options.out_dir << " (--force)\n";
+  const auto measure = [&] {
+    const RunFolderLock folder_lock(options.out_dir, command_text(options.command_line));
+    if (const auto previous = run_in_folder(options.out_dir)) {
+      // Nothing measured is replaced by accident: a second run into the same --out is refused.
+      TB_CHECK_INPUT(p.has("--force"), "command line", "--out", options.out_dir, " holds ", previous->what,
+                     ": nothing was run; ",
+                     previous->unfinished ? "finish it with trainbench run --resume " + options.out_dir + ", " : "",
+                     "give another --out, or --force to replace it");
+      out << "trainbench: replacing " << previous->what << " in " << options.out_dir << " (--force)\n";
+    }
+    install_interrupt_handlers();  // Ctrl-C from here on saves what was measured
+    const RunResult result = run_matrix(spec, options);
+    return run_exit_code(result, options.out_dir, err);
+  };
+  // Isolated scenarios and data-parallel ranks are contained already; the child of a supervised
+  // run is not supervised again.
+  if (options.isolate || world || std::getenv(kSupervisedChildVariable) != nullptr) return measure();
+  std::optional<ChildExit> end;
+  if (single_threaded()) {
+    const SupervisedRun supervised = run_supervised(measure);
+    if (!supervised.child_exit) return supervised.body_code;  // the child: the run itself
+    end = supervised.child_exit;
+  } else {
+    // Threads already (a CUDA runtime's): fork() would copy only this one, so start afresh.
+    std::vector<std::string> argv = {"/proc/self/exe", "run"};
+    for (auto& token : p.tokens_without({"--out"})) argv.push_back(std::move(token));
+    argv.insert(argv.end(), {"--out", options.out_dir});
+    end = spawn_supervised(argv, {std::string(kSupervisedChildVariable) + "=1"});
   }
-  install_interrupt_handlers();  // Ctrl-C from here on saves what was measured
-  const RunResult result = run_matrix(spec, options);
-  return run_exit_code(result, options.out_dir, err);
+  if (end->exited) return end->code;
+  if (!is_crash_signal(end->signal)) return 128 + end->signal;  // stopped from outside: as the child was
+  return finish_isolated(p, options.out_dir, *end, out, err);
 }
 
 int list(const ParsedArgs& p, std::ostream& out, std::ostream&) {

@@ -17,7 +17,12 @@
 #include <torch/version.h>
 
 #include <trainbench/build_config.hpp>
+#include <trainbench/measure/precision_support.hpp>
 #include <trainbench/measure/system_info.hpp>
+
+#if defined(TRAINBENCH_TORCH_CUDA)
+#include <ATen/cuda/CUDAContextLight.h>
+#endif
 
 namespace tb {
 
@@ -62,6 +67,9 @@ nlohmann::json capture_environment(const std::vector<std::string>& command_line,
   if (uname(&u) == 0) env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
   env["cpu"] = {
       {"model", cpu_model()}, {"cores", std::thread::hardware_concurrency()}, {"threads_used", at::get_num_threads()}};
+  // How this CPU computes bf16 and fp16 (native or emulated, under the dispatch caps in force):
+  // reports say it beside the precision's effect.
+  env["cpu"]["reduced_precision"] = cpu_reduced_precision();
   env["memory_bytes"] = memory_bytes();
   // google/benchmark's description of the host and the load average at run start; reports
   // (gbench.json) read it from here so that a re-rendered report describes this machine.
@@ -84,6 +92,13 @@ nlohmann::json capture_environment(const std::vector<std::string>& command_line,
       nlohmann::json g = {{"index", i}};
       g["name"] = run_command("nvidia-smi --query-gpu=name --format=csv,noheader -i " + std::to_string(i));
       g["total_memory_bytes"] = at::accelerator::getMemoryInfo(idx).second;
+#if defined(TRAINBENCH_TORCH_CUDA)
+      if (const auto* props = at::cuda::getDeviceProperties(idx)) {
+        g["compute_capability"] = std::to_string(props->major) + "." + std::to_string(props->minor);
+        g["reduced_precision"] = {{"bf16", gpu_precision_path(props->major, props->minor, ReducedDtype::bfloat16)},
+                                  {"fp16", gpu_precision_path(props->major, props->minor, ReducedDtype::float16)}};
+      }
+#endif
       env["gpu"].push_back(g);
     }
     env["driver"] = run_command("nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0");
