@@ -62,6 +62,22 @@ TEST(Utilization, CapacityJsonFlagsMfuAbove100Percent) {
   EXPECT_EQ(std::string(kMfuErrorCell), "error: >100% (peak under-measured)");
 }
 
+// Above the peak's median but not above its fastest block: the probe's own spread, no error; past
+// the fastest block an error naming the caller's suspect.
+TEST(Utilization, MfuWithinThePeaksSpreadIsNoError) {
+  const FlopCount per_sample{1e9, 2e9};  // 3 TFLOP/s at 1000 samples/s
+  PeakFlops peak{2.9e12, kPeakSourceMeasured, "autocast linear"};
+  peak.fastest_flops_per_s = 3.2e12;
+  const auto within = capacity_section(per_sample, 1000, peak, std::nullopt, "kernels differ");
+  EXPECT_GT(within.mfu, 1.0);
+  EXPECT_TRUE(within.mfu_error.empty()) << within.mfu_error;
+  peak.fastest_flops_per_s = 2.95e12;
+  const auto beyond = capacity_section(per_sample, 1000, peak, std::nullopt, "kernels differ");
+  EXPECT_EQ(beyond.mfu_error, mfu_error(beyond.mfu, "kernels differ"));
+  EXPECT_NE(beyond.mfu_error.find("a measurement error, not a utilisation; kernels differ"), std::string::npos)
+      << beyond.mfu_error;
+}
+
 TEST(Utilization, CapacityJsonGolden) {
   Distribution step;
   step.median = 0.05;

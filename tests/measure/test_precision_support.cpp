@@ -27,7 +27,9 @@ TEST(PrecisionSupport, CpuWithoutAvx512Bf16EmulatesBf16AndSaysWhy) {
   const auto p = cpu_precision_path(parse_cpu_flags(kEpycAvx2), ReducedDtype::bfloat16, {});
   EXPECT_FALSE(p.native);
   EXPECT_EQ(p.path, "emulated");
-  EXPECT_NE(p.detail.find("this CPU has no native bf16 (no AVX-512 BF16 or AMX): autocast runs it emulated"), std::string::npos) << p.detail;
+  EXPECT_NE(p.detail.find("this CPU has no native bf16 (no AVX-512 BF16 or AMX): autocast runs it emulated"),
+            std::string::npos)
+      << p.detail;
 }
 
 TEST(PrecisionSupport, NativePathsAreNamedBestFirst) {
@@ -70,7 +72,8 @@ TEST(PrecisionSupport, GpuTensorCoresByComputeCapability) {
 TEST(PrecisionSupport, ReadBackFromTheManifest) {
   nlohmann::json env = {{"cpu", {{"model", "x"}}}, {"gpu", nlohmann::json::array()}};
   EXPECT_FALSE(recorded_precision_path(env, "cpu", ReducedDtype::bfloat16));  // an older run
-  env["cpu"]["reduced_precision"] = {{"bf16", cpu_precision_path(parse_cpu_flags(kEpycAvx2), ReducedDtype::bfloat16, {})}};
+  env["cpu"]["reduced_precision"] = {
+      {"bf16", cpu_precision_path(parse_cpu_flags(kEpycAvx2), ReducedDtype::bfloat16, {})}};
   const auto p = recorded_precision_path(env, "cpu", ReducedDtype::bfloat16);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->path, "emulated");

@@ -53,7 +53,8 @@ TEST(CrashSupervisor, StopsFromOutsideAreNotCrashes) {
 }
 
 TEST(CrashSupervisor, AChildStartedAfreshGetsTheExtraEnvironment) {
-  const ChildExit e = spawn_supervised({"/bin/sh", "-c", "exit $TB_SUPERVISOR_TEST_CODE"}, {"TB_SUPERVISOR_TEST_CODE=3"});
+  const ChildExit e =
+      spawn_supervised({"/bin/sh", "-c", "exit $TB_SUPERVISOR_TEST_CODE"}, {"TB_SUPERVISOR_TEST_CODE=3"});
   EXPECT_TRUE(e.exited);
   EXPECT_EQ(e.code, 3);
   EXPECT_THROW(spawn_supervised({"/nonexistent/program"}, {}), std::runtime_error);

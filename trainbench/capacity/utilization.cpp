@@ -75,7 +75,8 @@ ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double sam
     c.peak_source = peak->source;
     c.peak_detail = peak->detail;
     c.mfu = mfu(c.achieved_flops_per_s, peak->flops_per_s);
-    c.mfu_error = mfu_error(c.mfu, mfu_suspect);
+    const bool within_spread = c.achieved_flops_per_s <= peak->fastest_flops_per_s;
+    if (!within_spread) c.mfu_error = mfu_error(c.mfu, mfu_suspect);
   }
   c.projection = projection;
   return c;

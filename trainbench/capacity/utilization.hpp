@@ -37,6 +37,10 @@ struct PeakFlops {
   double flops_per_s = 0;
   std::string source;  // kPeakSourceMeasured or kPeakSourceTable
   std::string detail;  // e.g. "matmul n=8192 bf16" or "NVIDIA H100 SXM datasheet, dense bf16"
+  // A measured peak's fastest timed block (0: unknown, or a datasheet figure): a step at or below
+  // it ran no faster than the probe once did, so an MFU up to fastest / flops_per_s is the
+  // probe's own spread, not an error.
+  double fastest_flops_per_s = 0;
 };
 
 // Dense (no sparsity) datasheet peak for a GPU name as reported by the driver (e.g.
@@ -50,7 +54,8 @@ std::optional<PeakFlops> choose_peak(std::optional<double> measured_flops_per_s,
                                      Precision precision, const std::string& measured_detail = "");
 
 // A scenario's capacity section: achieved FLOP/s, and when a peak is known the peak, its source
-// and the MFU, with mfu_error set when the MFU is above 1 (the MFU is kept for diagnosis).
+// and the MFU, with mfu_error set when the step ran faster than the peak and than its fastest
+// block (the MFU is kept for diagnosis; one within the probe's spread reads as "at peak").
 ScenarioCapacitySection capacity_section(const FlopCount& per_sample, double samples_per_s,
                                          const std::optional<PeakFlops>& peak,
                                          const std::optional<Projection>& projection = std::nullopt,

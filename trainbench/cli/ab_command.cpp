@@ -305,7 +305,7 @@ const Command& ab_command() {
            "MATRIX as worker processes; in every round, in a new shuffled order, each scenario gets one\n"
            "segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a\n"
            "fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over\n"
-           "rounds, so drift of the machine between separate runs (up to +-29% on a shared VM) cancels out\n"
+           "rounds, so drift of the machine between separate runs (docs/how-it-measures.md) cancels out\n"
            "and the difference between two processes of one build is inside the interval. Results: "
            "DIR/old/results.json,\n"
            "DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same\n"
@@ -327,8 +327,8 @@ const Command& ab_command() {
                    {"--rounds-per-process", "N",
                     "start a fresh pair of workers every N rounds (default 1); 0 keeps\n"
                     "one pair for the whole session. Two processes of one build differ\n"
-                    "by themselves (memory layout, CPU placement: up to 13% on this\n"
-                    "project's VM), so with one pair that difference would pass for the\n"
+                    "by themselves (memory layout, CPU placement), so with one pair\n"
+                    "that difference would pass for the\n"
                     "builds'; fresh pairs put it inside the paired interval. Each side's\n"
                     "processes are merged into one results.json (segments from all)"},
                    {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},

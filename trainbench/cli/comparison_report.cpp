@@ -64,7 +64,7 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
         << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
   out << "\n";
   TextTable table;
-  table.titles = {"scenario", "old ms", "new ms", "change", "speedup [95% CI]", "verdict"};
+  table.titles = {"scenario", "old ms", "new ms", "change", "speedup OLD/NEW [95% CI]", "verdict"};
   table.right = {false, true, true, true, false, false};
   table.fixed_width = {0, 10, 10, 8, 24};
   int counts[4] = {0, 0, 0, 0};

@@ -1,4 +1,4 @@
-// Per-scenario CI thresholds, from the matrix's "gates" list (docs/comparing-runs.md#gates):
+// Per-scenario CI thresholds, from the matrix's "gates" list (docs/gating-ci.md#per-scenario-gates-in-the-matrix):
 //
 //   "gates": [
 //     {"step_time_pct": 5, "peak_memory_pct": 10},                    // every scenario

@@ -24,10 +24,18 @@ std::string env_or_empty(const char* name) {
 // oneDNN's ISA names in increasing order (dnnl_cpu_isa_t); a cap allows its own level and those
 // below. Names that are not here (a newer oneDNN's) are treated as no cap.
 constexpr std::array<const char*, 12> kOnednnIsaOrder = {
-    "SSE41",           "AVX",           "AVX2",
-    "AVX2_VNNI",       "AVX2_VNNI_2",   "AVX512_CORE",
-    "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_FP16",
-    "AVX512_CORE_AMX", "AVX512_CORE_AMX_FP16", "AVX10_1_512_AMX_FP16",
+    "SSE41",
+    "AVX",
+    "AVX2",
+    "AVX2_VNNI",
+    "AVX2_VNNI_2",
+    "AVX512_CORE",
+    "AVX512_CORE_VNNI",
+    "AVX512_CORE_BF16",
+    "AVX512_CORE_FP16",
+    "AVX512_CORE_AMX",
+    "AVX512_CORE_AMX_FP16",
+    "AVX10_1_512_AMX_FP16",
 };
 
 // The cap's rank in kOnednnIsaOrder; nullopt when there is no cap (unset, ALL, DEFAULT, unknown).
@@ -94,8 +102,8 @@ PrecisionPath cpu_precision_path(const std::set<std::string>& flags, ReducedDtyp
   const std::array<Candidate, 2> candidates =
       bf16 ? std::array<Candidate, 2>{{{"amx_bf16", "AVX512_CORE_AMX", "AMX"},
                                        {"avx512_bf16", "AVX512_CORE_BF16", "AVX-512 BF16"}}}
-           : std::array<Candidate, 2>{{{"amx_fp16", "AVX512_CORE_AMX_FP16", "AMX"},
-                                       {"avx512_fp16", "AVX512_CORE_FP16", "AVX-512 FP16"}}};
+           : std::array<Candidate, 2>{
+                 {{"amx_fp16", "AVX512_CORE_AMX_FP16", "AMX"}, {"avx512_fp16", "AVX512_CORE_FP16", "AVX-512 FP16"}}};
   std::string capped;  // the best path the CPU has but the cap forbids
   for (const auto& c : candidates) {
     if (!flags.count(c.flag)) continue;
@@ -111,10 +119,11 @@ PrecisionPath cpu_precision_path(const std::set<std::string>& flags, ReducedDtyp
   const std::string what = type_name(type);
   const std::string how = ": autocast runs it emulated, converting to fp32 and back around each kernel";
   if (!capped.empty())
-    p.detail = "this CPU's native " + what + " (" + capped + ") is capped by ONEDNN_MAX_CPU_ISA=" + caps.onednn_max_isa + how;
+    p.detail =
+        "this CPU's native " + what + " (" + capped + ") is capped by ONEDNN_MAX_CPU_ISA=" + caps.onednn_max_isa + how;
   else
-    p.detail = "this CPU has no native " + what + " (no " + (bf16 ? "AVX-512 BF16 or AMX" : "AVX-512 FP16 or AMX-FP16") +
-               ")" + how;
+    p.detail = "this CPU has no native " + what + " (no " +
+               (bf16 ? "AVX-512 BF16 or AMX" : "AVX-512 FP16 or AMX-FP16") + ")" + how;
   return p;
 }
 

@@ -54,6 +54,8 @@ std::string max_batch_cell(const BatchSearchEntry& b) {
 std::string mfu_cell(const ScenarioCapacitySection& c) {
   if (c.peak_flops_per_s <= 0) return "-";
   if (!c.mfu_error.empty()) return capacity::kMfuErrorCell;
+  // Above the peak's median but not its fastest block: the probe's own spread.
+  if (c.mfu > 1.0) return "100% (at peak)";
   return percent(c.mfu, 2) + "%";
 }
 

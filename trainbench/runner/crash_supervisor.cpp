@@ -51,7 +51,8 @@ class WaitingSignals {
   WaitingSignals& operator=(const WaitingSignals&) = delete;
 
  private:
-  struct sigaction int_ {}, term_{}, hup_{};
+  struct sigaction int_ {
+  }, term_{}, hup_{};
 };
 
 ChildExit wait_for(pid_t child) {

@@ -17,6 +17,7 @@ namespace {
 
 struct MeasuredPeak {
   std::optional<double> flops_per_s;
+  double fastest_flops_per_s = 0;
   std::string detail;
 };
 
@@ -85,6 +86,7 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
         try {  // measured once per device and precision, outside every timed region
           const auto peak = capacity::measure_matmul_peak(s.params.device, s.params.precision);
           m.flops_per_s = peak.flops_per_s;
+          m.fastest_flops_per_s = peak.max_flops_per_s;
           m.detail = capacity::describe(peak);
           if (listener) {
             listener->message("  peak " + std::string(to_string(s.params.precision)) + " on " +
@@ -102,11 +104,13 @@ void add_utilization_or_throw(RunResult& run, const MatrixSpec& spec, RunListene
     }
     const auto& m = peaks[key];
     auto peak = capacity::choose_peak(m.flops_per_s, gpu_name(run), s.params.precision, m.detail);
+    if (peak && peak->source == capacity::kPeakSourceMeasured) peak->fastest_flops_per_s = m.fastest_flops_per_s;
     // A data-parallel scenario's throughput is every rank's: against the peak of every device it
     // ran on (one GPU per rank; CPU ranks share their node's cores, so one peak per node).
     const int devices = devices_used(run, s.params);
     if (peak && devices > 1) {
       peak->flops_per_s *= devices;
+      peak->fastest_flops_per_s *= devices;
       peak->detail += " x " + std::to_string(devices) + " devices";
     }
     std::optional<capacity::Projection> projection;
