@@ -18,12 +18,19 @@ endif()
 # (test_ab and test_cli_gate check the verdicts themselves, alone). Each page runs in its own
 # scratch folder with its own history, so pages run side by side.
 file(GLOB TB_DOC_PAGES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} CONFIGURE_DEPENDS docs/*.md)
+# The pages that run a cross-check of both loops or a whole bisection take minutes: label "slow",
+# run after the rest by scripts/test.
+set(TB_SLOW_DOC_PAGES docs/python-loop.md docs/finding-the-commit.md)
 foreach(page README.md ${TB_DOC_PAGES})
   get_filename_component(name ${page} NAME_WE)
   add_test(NAME docs_commands.${name}
     COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs.py
             --trainbench $<TARGET_FILE:trainbench> --root ${CMAKE_CURRENT_SOURCE_DIR} --only ${page})
-  set_tests_properties(docs_commands.${name} PROPERTIES TIMEOUT 600 LABELS docs)
+  set(label docs)
+  if(page IN_LIST TB_SLOW_DOC_PAGES)
+    set(label slow)
+  endif()
+  set_tests_properties(docs_commands.${name} PROPERTIES TIMEOUT 600 LABELS ${label})
 endforeach()
 # The links of every page, and of the Markdown files that show no commands.
 add_test(NAME docs_links COMMAND ${TB_DOCS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tests/docs/check_docs.py

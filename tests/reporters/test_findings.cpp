@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <trainbench/measure/comparison.hpp>
+#include <trainbench/measure/precision_support.hpp>
 #include "tests/helpers/synthetic_runs.hpp"
 #include "tests/reporters/test_reporters_support.hpp"
 
@@ -83,6 +84,25 @@ TEST(Findings, EffectsBestConfigurationAndBottlenecks) {
   EXPECT_EQ(groups[2].lines[0], "data-bound: 2 of 4, most resnet/fp32/w0/a1/b64 (data wait 60% of the step)");
   EXPECT_EQ(groups[2].lines[1],
             "compute-bound: 2 of 4, most resnet/fp32/w4/a1/b64 (forward+backward+optimizer 95% of the step)");
+}
+
+// How the hardware computes bf16, said once after the effects (the run's manifest records it):
+// emulated on a CPU without AVX-512 BF16, the path by name where it is native; older runs say
+// nothing.
+TEST(Findings, ThePrecisionPathIsSaidOnceBesideTheEffects) {
+  auto run = grid();
+  const auto effect_lines = [](const RunResult& r) { return report::findings(r)[0].lines; };
+  EXPECT_EQ(effect_lines(run).size(), 2u) << "a run without the path recorded says nothing of it";
+  run.environment["cpu"]["reduced_precision"] = {{"bf16", cpu_precision_path({"avx2"}, ReducedDtype::bfloat16, {})}};
+  auto lines = effect_lines(run);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2].rfind("this CPU has no native bf16 (no AVX-512 BF16 or AMX): autocast runs it emulated", 0), 0u)
+      << lines[2];
+  EXPECT_NE(lines[2].find("say nothing of hardware that computes bf16 natively"), std::string::npos) << lines[2];
+  run.environment["cpu"]["reduced_precision"]["bf16"] = cpu_precision_path({"avx512_bf16"}, ReducedDtype::bfloat16, {});
+  lines = effect_lines(run);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2], "bf16 on this CPU: native, AVX-512 BF16 (avx512_bf16)");
 }
 
 // Named configurations: the best of each per workload against the first configuration's best;

@@ -348,6 +348,24 @@ TEST(GbenchReporter, OneRepetitionPerSegmentThenAggregates) {
   EXPECT_NEAR(doc.at("benchmarks").at(5).at("real_time").get<double>(), 11500, 1e-6);        // median
   EXPECT_NEAR(doc.at("benchmarks").at(6).at("real_time").get<double>(), 1290.994449, 1e-3);  // sample stddev
   EXPECT_EQ(doc.at("benchmarks").at(7).at("name"), "mlp/amp_bf16/w0/a1/b64");
+  // Segments recorded without CPU time (older results): no cpu_time in the repetitions, rather
+  // than the scenario's average copied into each (a spread of 0 that compare.py calls significant).
+  for (int r = 0; r < 7; ++r) EXPECT_FALSE(doc.at("benchmarks").at(r).contains("cpu_time")) << r;
+}
+
+// Each repetition's CPU time is its own segment's, and the aggregates are over them.
+TEST(GbenchReporter, EachRepetitionCarriesItsSegmentsCpuTime) {
+  auto run = fixture_run();
+  auto& s = run.scenarios[0];
+  s.disturbance.emplace().process_cpu_s = 0.2;
+  const std::vector<double> cpu = {0.05, 0.07, 0.06, 0.08};  // seconds over 10 steps
+  for (int r = 0; r < 4; ++r) s.segments.push_back({r, 10, 0.01, r * 1.0, cpu[static_cast<std::size_t>(r)]});
+  const auto doc = GbenchReporter::to_gbench_json(run);
+  for (int r = 0; r < 4; ++r)
+    EXPECT_NEAR(doc.at("benchmarks").at(r).at("cpu_time").get<double>(), cpu[static_cast<std::size_t>(r)] / 10 * 1e6,
+                1e-6);
+  EXPECT_NEAR(doc.at("benchmarks").at(4).at("cpu_time").get<double>(), 6500, 1e-6);         // mean
+  EXPECT_NEAR(doc.at("benchmarks").at(6).at("cpu_time").get<double>(), 1290.994449, 1e-3);  // sample stddev
 }
 
 TEST(GbenchReporter, OnlyOkScenariosWithMedianMicroseconds) {

@@ -142,16 +142,20 @@ std::optional<double> process_tree_cpu_seconds(int pid) {
 #endif
 }
 
+namespace {
+constexpr std::uint64_t kMinStealWindowTicks = 100;  // 1 s of one CPU at USER_HZ 100
+}  // namespace
+
 void DisturbanceMeter::begin() { begin(take_load_snapshot()); }
 
-void DisturbanceMeter::end() { end(take_load_snapshot()); }
+std::optional<double> DisturbanceMeter::end() { return end(take_load_snapshot()); }
 
 void DisturbanceMeter::begin(const LoadSnapshot& at) {
   if (open_) throw std::logic_error("DisturbanceMeter::begin: a segment is already open");
   open_ = at;
 }
 
-void DisturbanceMeter::end(const LoadSnapshot& at) {
+std::optional<double> DisturbanceMeter::end(const LoadSnapshot& at) {
   if (!open_) throw std::logic_error("DisturbanceMeter::end without begin");
   const LoadSnapshot& a = *open_;
   ++segments_;
@@ -165,13 +169,19 @@ void DisturbanceMeter::end(const LoadSnapshot& at) {
   } else {
     cpu_unknown_ = true;
   }
-  if (a.own_cpu_s && at.own_cpu_s) process_cpu_s_ += std::max(0.0, *at.own_cpu_s - *a.own_cpu_s);
-  else process_cpu_unknown_ = true;
+  std::optional<double> segment_cpu_s;
+  if (a.own_cpu_s && at.own_cpu_s) {
+    segment_cpu_s = std::max(0.0, *at.own_cpu_s - *a.own_cpu_s);
+    process_cpu_s_ += *segment_cpu_s;
+  } else {
+    process_cpu_unknown_ = true;
+  }
   for (const auto* s : {&a, &at})
     if (s->load_avg) load_max_ = std::max(load_max_.value_or(0.0), (*s->load_avg)[0]);
   if (at.num_cpus > 0) num_cpus_ = at.num_cpus;
   if (at.ticks_per_s > 0) ticks_per_s_ = at.ticks_per_s;
   open_.reset();
+  return segment_cpu_s;
 }
 
 Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) const {
@@ -200,7 +210,12 @@ Disturbance DisturbanceMeter::result(const ContentionThresholds& thresholds) con
   if (d.other_cpu_cores - d.other_cpu_cores_resolution >= thresholds.other_cpu_cores)
     why = format("other processes used %.2f cores on average (threshold %.2f)", d.other_cpu_cores,
                  thresholds.other_cpu_cores);
-  if (d.steal_fraction >= thresholds.steal_fraction) {
+  // Steal is counted in whole ticks of every CPU: over a window of a few ticks one stolen tick is
+  // a large fraction (a 4-tick window read "100%" on a VM with 1% steal). So it is judged only
+  // over kMinStealWindowTicks, less the one tick per CPU and segment the counters may round off.
+  const double steal_quantum = static_cast<double>(segments_ * std::max(1, num_cpus_)) /
+                               static_cast<double>(std::max<std::uint64_t>(total_ticks_, 1));
+  if (total_ticks_ >= kMinStealWindowTicks && d.steal_fraction - steal_quantum >= thresholds.steal_fraction) {
     if (!why.empty()) why += "; ";
     why += format("steal time was %.1f%% of CPU time (threshold %.1f%%)", d.steal_fraction * 100,
                   thresholds.steal_fraction * 100);

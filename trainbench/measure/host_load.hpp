@@ -120,9 +120,10 @@ class DisturbanceMeter {
  public:
   void begin();                        // take_load_snapshot() now
   void begin(const LoadSnapshot& at);  // a given reading (tests, or a snapshot shared with others)
-  // std::logic_error when no segment is open.
-  void end();
-  void end(const LoadSnapshot& at);
+  // Closes the segment; returns this process's CPU seconds over it (nullopt when unreadable),
+  // what a segment's CPU time per step is made of. std::logic_error when no segment is open.
+  std::optional<double> end();
+  std::optional<double> end(const LoadSnapshot& at);
   // Drops the open segment, if any: its steps were discarded (an interrupted segment).
   void cancel() { open_.reset(); }
 

@@ -60,6 +60,22 @@ std::optional<double> cpu_s_per_step(const ScenarioResult& s) {
   return *s.disturbance->process_cpu_s / s.measured_steps;
 }
 
+// The repetitions' aggregates as google/benchmark computes them (sample standard deviation).
+struct Moments {
+  double mean = 0, median = 0, stddev = 0;
+};
+Moments moments(std::vector<double> v) {
+  Moments m;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  m.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  for (double x : v) m.mean += x / static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - m.mean) * (x - m.mean) / static_cast<double>(n - 1);
+  m.stddev = std::sqrt(var);
+  return m;
+}
+
 }  // namespace
 
 nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
@@ -101,18 +117,24 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
     struct Repetition {
       int steps;
       double median_s;
+      std::optional<double> cpu_s_per_step;
     };
     std::vector<Repetition> reps;
     for (const auto& seg : s.segments)
-      if (seg.steps > 0 && seg.median_s > 0) reps.push_back({seg.steps, seg.median_s});
-    if (reps.empty()) reps.push_back({s.measured_steps, s.step_time_s.median});
+      if (seg.steps > 0 && seg.median_s > 0)
+        reps.push_back(
+            {seg.steps, seg.median_s, seg.cpu_s ? std::optional<double>(*seg.cpu_s / seg.steps) : std::nullopt});
+    const bool per_segment_cpu =
+        !reps.empty() && std::all_of(reps.begin(), reps.end(), [](const Repetition& r) { return r.cpu_s_per_step; });
+    if (reps.empty()) reps.push_back({s.measured_steps, s.step_time_s.median, cpu_s_per_step(s)});
     const int index = family++;
     // compare.py reads a benchmark without cpu_time as not comparable: a run recorded before
     // CPU time was measured is left out there rather than given a CPU time it never measured.
-    // CPU time is measured over all segments at once, so every repetition carries its average.
-    const auto cpu = cpu_s_per_step(s);
+    // Each repetition carries its own segment's CPU time. Results whose segments lack it (older
+    // ones) give the repetitions none: the scenario's average in every repetition had a
+    // standard deviation of 0, and compare.py's U test called every A/A pair significant.
     const auto entry = [&](const std::string& name, const char* run_type, int repetition, int iterations,
-                           double seconds) {
+                           double seconds, std::optional<double> cpu) {
       nlohmann::json b = {
           {"name", name},
           {"family_index", index},
@@ -130,32 +152,35 @@ nlohmann::json GbenchReporter::to_gbench_json(const RunResult& run) {
       if (cpu) b["cpu_time"] = round9(*cpu * kMicrosecondsPerSecond);
       return b;
     };
+    const bool one = reps.size() < 2;
     for (std::size_t r = 0; r < reps.size(); ++r)
-      benchmarks.push_back(entry(s.id, "iteration", static_cast<int>(r), reps[r].steps, reps[r].median_s));
-    if (reps.size() < 2) continue;
+      benchmarks.push_back(entry(s.id, "iteration", static_cast<int>(r), reps[r].steps, reps[r].median_s,
+                                 one || per_segment_cpu ? reps[r].cpu_s_per_step : std::nullopt));
+    if (one) continue;
     // The aggregates google/benchmark adds to repetitions, over the repetitions' times.
-    std::vector<double> times;
-    for (const auto& r : reps) times.push_back(r.median_s);
-    std::sort(times.begin(), times.end());
-    const std::size_t n = times.size();
-    const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-    double mean = 0;
-    for (double t : times) mean += t / static_cast<double>(n);
-    double var = 0;
-    for (double t : times) var += (t - mean) * (t - mean) / static_cast<double>(n - 1);
-    for (const auto& [name, value] : {std::pair{"mean", mean}, std::pair{"median", median}}) {
-      auto b = entry(s.id + "_" + name, "aggregate", 0, static_cast<int>(n), value);
+    std::vector<double> times, cpus;
+    for (const auto& r : reps) {
+      times.push_back(r.median_s);
+      if (per_segment_cpu) cpus.push_back(*r.cpu_s_per_step);
+    }
+    const Moments wall = moments(times);
+    const Moments cpu = per_segment_cpu ? moments(cpus) : Moments{};
+    const auto cpu_figure = [&](double value) { return per_segment_cpu ? std::optional<double>(value) : std::nullopt; };
+    const auto n = static_cast<int>(times.size());
+    for (const char* name : {"mean", "median"}) {
+      const bool mean = std::string(name) == "mean";
+      auto b = entry(s.id + "_" + name, "aggregate", 0, n, mean ? wall.mean : wall.median,
+                     cpu_figure(mean ? cpu.mean : cpu.median));
       b["aggregate_name"] = name;
       b["aggregate_unit"] = "time";
       b.erase("repetition_index");
       benchmarks.push_back(std::move(b));
     }
-    auto sd = entry(s.id + "_stddev", "aggregate", 0, static_cast<int>(n), std::sqrt(var));
+    auto sd = entry(s.id + "_stddev", "aggregate", 0, n, wall.stddev, cpu_figure(cpu.stddev));
     sd["aggregate_name"] = "stddev";
     sd["aggregate_unit"] = "time";
     sd.erase("repetition_index");
     sd.erase("items_per_second");
-    if (cpu) sd["cpu_time"] = 0.0;
     benchmarks.push_back(std::move(sd));
   }
   return {{"context", context}, {"benchmarks", benchmarks}};

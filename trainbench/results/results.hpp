@@ -30,6 +30,9 @@ struct Segment {
   int steps = 0;         // measured steps in it
   double median_s = 0;   // their median step time
   double started_s = 0;  // start, seconds since the run started
+  // The measuring process's CPU seconds over the segment (the Python worker's for a Python
+  // loop); absent in older results or where getrusage was unreadable.
+  std::optional<double> cpu_s;
 };
 
 // Time spent in one phase of a training step, per optimizer step.

@@ -27,13 +27,17 @@ struct SupervisedRun {
 
 // Runs `body` in a child made by fork() and waits for it. In the child, `body` runs and its
 // return value is returned (child_exit empty): the caller returns it as it would have without
-// supervision, so the child's exit is the body's. In the parent, SIGINT is ignored while it
-// waits (a Ctrl-C at the terminal reaches the child, which saves and stops), SIGTERM and SIGHUP
-// are passed on to the child, and how the child ended is returned.
+// supervision, so the child's exit is the body's. The child has a process group of its own and
+// gets SIGTERM if the parent dies; the parent passes SIGINT, SIGTERM and SIGHUP on to it once
+// (a Ctrl-C at the terminal reaches the parent only) and returns how the child ended.
 // Precondition: this process has one thread (fork() copies only the calling thread; a lock held
 // by another one would stay locked in the child): see single_threaded(). std::runtime_error
 // when fork fails.
 SupervisedRun run_supervised(const std::function<int()>& body);
+
+// Ends this process by `signal` with its default action, as the child that was stopped from
+// outside ended, so the shell (and a test waiting on it) sees the same status.
+[[noreturn]] void end_like_child(int signal);
 
 // Whether this process has exactly one thread now (/proc/self/task). Where it has more (a CUDA
 // runtime started its threads), `run` is supervised by starting itself again instead of forking.

@@ -345,7 +345,7 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
     end = spawn_supervised(argv, {std::string(kSupervisedChildVariable) + "=1"});
   }
   if (end->exited) return end->code;
-  if (!is_crash_signal(end->signal)) return 128 + end->signal;  // stopped from outside: as the child was
+  if (!is_crash_signal(end->signal)) end_like_child(end->signal);  // stopped from outside: as the child was
   return finish_isolated(p, options.out_dir, *end, out, err);
 }
 

@@ -414,7 +414,7 @@ void ScenarioSession::run_python_segment(State& s, int round) {
     s.disturbance.cancel();
     throw;
   }
-  s.disturbance.end(snapshot());
+  seg.cpu_s = s.disturbance.end(snapshot());
   if (s.gpu) s.gpu->sample();
   s.warmed_up = true;
   s.unmeasured_steps += reply.warmup_steps;
@@ -506,7 +506,7 @@ void ScenarioSession::run_segment(int round) {
     measured_s += sample.step_s;
     ++seg.steps;
   }
-  s.disturbance.end();
+  seg.cpu_s = s.disturbance.end();
   // This rank's samples: the counter is this rank's GPU (or node).
   s.energy->end(seg.steps, static_cast<double>(seg.steps) * static_cast<double>(p.effective_batch));
   if (s.gpu) s.gpu->sample();
