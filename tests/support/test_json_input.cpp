@@ -57,6 +57,10 @@ TEST(JsonBounds, NumbersBeyondADoubleAreRefusedWithTheirPosition) {
   EXPECT_NE(input_error([] { check_json_bounds("[1" + std::string(400, '0') + "]", "x.json"); }).find("out of range"),
             std::string::npos);
   EXPECT_NO_THROW(check_json_bounds("[1e308, 1e-400, -0, 18446744073709551615]", "x.json"));
+  // Digits inside a bare string are no number: a docs test's scratch folder
+  // /tmp/trainbench-docs-8e9332h7 was refused as "number 8e9332 is out of range".
+  EXPECT_NO_THROW(check_json_bounds("/tmp/trainbench-docs-8e9332h7/base/my_loop.py", "--set"));
+  EXPECT_NO_THROW(check_json_bounds("run_1e999", "--set"));
 }
 
 TEST(JsonBounds, AMillionNestedArraysAreRefusedWithoutRecursion) {

@@ -28,8 +28,12 @@ std::string position(std::size_t line, std::size_t column) {
 
 bool number_start(char c) { return c == '-' || (c >= '0' && c <= '9'); }
 bool number_char(char c) { return number_start(c) || c == '+' || c == '.' || c == 'e' || c == 'E'; }
-// A digit after one of these is inside some other token (a bad literal), not a number of its own.
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+// Where JSON lets a value begin: after these, or at the start. A digit anywhere else is inside some
+// other token: a bad literal, or a --set value that is a bare string ("/tmp/run-8e9332/x.py" is a
+// path, not the number 8e9332).
+bool value_may_follow(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) || c == '[' || c == '{' || c == ':' || c == ',';
+}
 
 }  // namespace
 
@@ -64,7 +68,7 @@ void check_json_bounds(const std::string& text, const std::string& source, const
                          "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep" + position(line, column));
     } else if (c == ']' || c == '}') {
       if (depth > 0) --depth;
-    } else if (number_start(c) && (i == 0 || !word_char(text[i - 1]))) {
+    } else if (number_start(c) && (i == 0 || value_may_follow(text[i - 1]))) {
       std::size_t end = i + 1;
       while (end < text.size() && number_char(text[end])) ++end;
       const std::string token = text.substr(i, end - i);
