@@ -7,12 +7,12 @@
 
 namespace {
 
-using tb::ArmLoad;
 using tb::RoundContention;
+using tb::SegmentLoad;
 
 // A quiet 2-vCPU segment of `wall_s` seconds at 100 ticks a second, with `steal` ticks of steal.
-ArmLoad arm(double wall_s, std::uint64_t steal = 0, double other_cores = 0.01) {
-  ArmLoad a;
+SegmentLoad arm(double wall_s, std::uint64_t steal = 0, double other_cores = 0.01) {
+  SegmentLoad a;
   a.available = true;
   a.wall_s = wall_s;
   a.num_cpus = 2;
@@ -32,7 +32,7 @@ TEST(ContendedRounds, AQuietArmIsNotContended) {
 
 // The "steal time was 100.0% of CPU time": a fraction over a few ticks says nothing.
 TEST(ContendedRounds, StealOverAFewTicksIsNotJudged) {
-  ArmLoad a = arm(0.02, 4);  // 4 ticks in all, every one steal
+  SegmentLoad a = arm(0.02, 4);  // 4 ticks in all, every one steal
   const tb::ArmContention c = tb::judge_arm(a);
   EXPECT_FALSE(c.steal_judged);
   EXPECT_FALSE(c.contended);
@@ -61,10 +61,10 @@ TEST(ContendedRounds, OtherProcessesAndGpuThrottling) {
   EXPECT_EQ(loaded.reason, "other processes used 0.90 cores over 2.00 s (threshold 0.25)");
   // Over 20 ms the tick resolution (2 CPUs / (100 * 0.02 s) = 1 core) hides even 0.9 cores.
   EXPECT_FALSE(tb::judge_arm(arm(0.02, 0, 0.9)).contended);
-  ArmLoad hot = arm(2.0);
+  SegmentLoad hot = arm(2.0);
   hot.gpu_throttled = true;
   EXPECT_EQ(tb::judge_arm(hot).reason, "GPU thermal or hardware slowdown");
-  ArmLoad unknown = arm(2.0, 100, 3.0);
+  SegmentLoad unknown = arm(2.0, 100, 3.0);
   unknown.available = false;
   EXPECT_FALSE(tb::judge_arm(unknown).contended);
 }
@@ -86,7 +86,7 @@ TEST(ContendedRounds, ArmLoadFromADisturbance) {
   d.num_cpus = 2;
   d.steal_fraction = 0.1;
   d.other_cpu_cores = 0.3;
-  const ArmLoad a = tb::arm_load(d);
+  const SegmentLoad a = tb::arm_load(d);
   EXPECT_EQ(a.total_ticks, 300u);
   EXPECT_EQ(a.steal_ticks, 30u);
   EXPECT_DOUBLE_EQ(a.other_cpu_cores, 0.3);

@@ -37,8 +37,16 @@ std::vector<json> every_message() {
   hello.rounds = 8;
   hello.max_rounds = 12;
   hello.seed = 42;
-  SegmentReply with_snapshot{true, false, fixture_scenario(), std::nullopt};
-  SegmentReply failed{false, false, std::nullopt, std::string("rank 1: out of memory")};
+  SegmentReply with_snapshot{true, false, std::nullopt, fixture_scenario(), std::nullopt};
+  SegmentReply failed{false, false, std::nullopt, std::nullopt, std::string("rank 1: out of memory")};
+  // The segment just measured, with the host's load over it: what a paired session judges.
+  SegmentReply with_segment{true, false, tb::Segment{}, std::nullopt, std::nullopt};
+  with_segment.segment->round = 2;
+  with_segment.segment->steps = 12;
+  with_segment.segment->median_s = 0.031;
+  with_segment.segment->cpu_s = 0.7;
+  with_segment.segment->load = tb::SegmentLoad{
+      .available = true, .wall_s = 0.4, .num_cpus = 2, .other_cpu_cores = 0.02, .steal_ticks = 1, .total_ticks = 80};
   RankPlan plan;
   plan.scenarios = {fixture_scenario().params};
   plan.out_dir = "results/run";
@@ -47,7 +55,7 @@ std::vector<json> every_message() {
           json(WorkerRefusal{"no scenario 9", std::nullopt}),
           request_json(SegmentRequest{1, 3, false}),
           request_json(SegmentRequest{0, 0, true}),
-          json(SegmentReply{true, true, std::nullopt, std::nullopt}),
+          json(SegmentReply{true, true, std::nullopt, std::nullopt, std::nullopt}),
           json(with_snapshot),
           json(failed),
           request_json(FinishOneRequest{1}),
@@ -57,7 +65,8 @@ std::vector<json> every_message() {
           request_json(FinishRequest{}),
           json(FinishedReply{"DIR/results.json"}),
           request_json(DropRequest{1, "rank 1: timed out"}),
-          json(plan)};
+          json(plan),
+          json(with_segment)};
 }
 
 // 0 valid, 1 invalid, 2 python3-jsonschema missing.
@@ -114,6 +123,12 @@ TEST(WorkerProtocol, EveryStructReadsBackWhatItWrote) {
   ASSERT_EQ(plan.scenarios.size(), 1u);
   EXPECT_EQ(scenario_id(plan.scenarios[0]), fixture_scenario().id);
   EXPECT_EQ(plan.out_dir, "results/run");
+  const auto segment = messages[16].get<SegmentReply>().segment;
+  ASSERT_TRUE(segment.has_value());
+  EXPECT_EQ(segment->round, 2);
+  ASSERT_TRUE(segment->load.has_value());
+  EXPECT_EQ(segment->load->total_ticks, 80u);
+  EXPECT_EQ(json(messages[16].get<SegmentReply>()), messages[16]);
 }
 
 // What each line of a transcript is, read the way the side that receives it reads it.

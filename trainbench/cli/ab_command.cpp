@@ -10,10 +10,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +34,7 @@
 #include <trainbench/runner/paired_workers.hpp>
 #include <trainbench/runner/process_merge.hpp>
 #include <trainbench/runner/schedule.hpp>
+#include <trainbench/runner/sequential_gate.hpp>
 #include <trainbench/support/error.hpp>
 
 namespace tb::cli {
@@ -38,6 +42,10 @@ namespace tb::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Defaults sized for a CI job on a 2-core VM (docs/gating-ci.md: what a verdict takes there).
+constexpr int kDefaultMaxRounds = 30;
+constexpr double kDefaultTimeBudgetS = 20 * 60;
 
 struct AbArgs {
   std::string matrix, old_matrix, old_bin, new_bin, out_dir, json_out, junit_out, markdown_out, noise_in, noise_out;
@@ -50,6 +58,10 @@ struct AbArgs {
   bool bisect = false;  // exit codes for `git bisect run`
   double threshold_pct = 2.0;
   int rounds_per_process = 1;
+  // The sequential gate's budget (with --fail-on-regression): clean rounds at most, and time.
+  int max_rounds = kDefaultMaxRounds;
+  double time_budget_s = kDefaultTimeBudgetS;
+  bool budget_given = false;
 };
 
 AbArgs read_ab_args(const ParsedArgs& parsed) {
@@ -82,6 +94,21 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
                    "expected a whole number of rounds (0: one worker pair for the whole session)");
     a.rounds_per_process = static_cast<int>(v);
   }
+  if (auto text = parsed.value("--max-rounds")) {
+    const double v = parse_non_negative("--max-rounds", *text);
+    TB_CHECK_INPUT(v == static_cast<int>(v) && v >= 3 && v <= 1000, "command line", "--max-rounds",
+                   "expected a whole number of rounds from 3 (a paired interval needs 3) to 1000, got '", *text, "'");
+    a.max_rounds = static_cast<int>(v);
+    a.budget_given = true;
+  }
+  if (auto text = parsed.value("--time-budget")) {
+    a.time_budget_s = parse_duration("--time-budget", *text);
+    a.budget_given = true;
+  }
+  TB_CHECK_INPUT(!a.budget_given || a.fail_pct.has_value(), "command line",
+                 parsed.has("--max-rounds") ? "--max-rounds" : "--time-budget",
+                 "needs --fail-on-regression PCT: the budget is the sequential gate's (without a gate, ab measures the "
+                 "matrix's rounds)");
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
   TB_CHECK_INPUT(!a.bisect || a.fail_pct.has_value(), "command line", "--bisect",
                  "needs --fail-on-regression PCT: the slowdown that makes a commit \"bad\"");
@@ -135,26 +162,77 @@ PairedWorkersOptions paired_options(const AbArgs& a, const AbSession& session) {
   return o;
 }
 
+// The sequential gate of a gated session: every scenario judged against its gate (the
+// --fail-on-regression percentage, raised to its A/A noise floor with --noise), first looked at
+// after the matrix's rounds (at least 3), at most --max-rounds clean rounds.
+std::unique_ptr<SequentialGate> make_gate(const AbArgs& a, const WorkerHello& plan) {
+  if (!a.fail_pct) return nullptr;
+  NoiseFloor noise;
+  if (!a.noise_in.empty()) noise = load_noise_floor(a.noise_in);
+  std::vector<double> gates;
+  for (const auto& s : plan.scenarios) {
+    double pct = *a.fail_pct;
+    if (const auto* floor = noise.find(s.key)) pct = std::max(pct, floor->abs_change_pct);
+    TB_CHECK_INPUT(pct < 100, "command line", "--fail-on-regression", "a gate must be below 100%");
+    gates.push_back(pct / 100);
+  }
+  SequentialGateOptions options;
+  options.max_rounds = a.max_rounds;
+  options.first_look = std::clamp(plan.rounds, 3, a.max_rounds);
+  return std::make_unique<SequentialGate>(std::move(gates), options);
+}
+
 // Both builds measured side by side, on the schedule every executor runs (schedule.hpp); each
-// round's progress on `out`. Throws PairedSessionError when a worker refused or crashed.
+// round's progress on `out`. Throws PairedSessionError when a worker refused or crashed. With a
+// gate, each scenario goes on until its verdict is settled, the budget of rounds or time is spent
+// or its contended rounds exceed their share; `gate` then holds the verdicts.
 std::array<std::vector<std::string>, 2> measure_side_by_side(const AbArgs& a, const AbSession& session,
-                                                             std::ostream& out) {
+                                                             std::unique_ptr<SequentialGate>& gate,
+                                                             std::vector<WorkerScenario>& plan, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
-  PairedWorkerSet pair(paired_options(a, session));
+  PairedWorkersOptions options = paired_options(a, session);
+  PairedWorkerSet pair(options);
+  plan = pair.plan().scenarios;
+  gate = make_gate(a, pair.plan());
+  pair.judge_with(gate.get());
   const StoppingRule rule = pair.stopping_rule();
-  out << "trainbench ab: " << a.matrix << " (" << pair.size() << " scenarios, " << rule.rounds << " rounds, "
+  out << "trainbench ab: " << a.matrix << " (" << pair.size() << " scenarios, ";
+  if (gate)
+    out << "until each verdict is settled: first look after " << rule.rounds << " rounds, at most "
+        << gate->options().max_rounds << " clean rounds or " << static_cast<int>(a.time_budget_s) << " s";
+  else out << rule.rounds << " rounds";
+  out << ", "
       << (a.rounds_per_process == 0 ? std::string("one worker pair")
                                     : "a fresh worker pair every " + std::to_string(a.rounds_per_process) + " round(s)")
       << "), OLD " << a.old_bin << " vs NEW " << a.new_bin << " side by side; results in " << session.out_dir << '\n';
   ScheduleHooks hooks;
   hooks.checkpoint = [&] { pair.save(); };
-  hooks.round_finished = [&](int round, const std::vector<std::size_t>&) {
+  hooks.round_finished = [&](int round, const std::vector<std::size_t>& next) {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out << "round " << round + 1 << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)") << " done, "
-        << static_cast<int>(seconds) << " s\n"
-        << std::flush;
+    out << "round " << round + 1;
+    if (!gate) out << (round < rule.rounds ? "/" + std::to_string(rule.rounds) : " (extra)");
+    out << " done, " << static_cast<int>(seconds) << " s";
+    if (gate) {
+      int settled = 0;
+      for (std::size_t i = 0; i < gate->size(); ++i) settled += gate->done(i) ? 1 : 0;
+      out << "; " << settled << " of " << gate->size() << " verdicts in";
+      // A budget that cannot reach the first look (3 rounds at least) is bad input, said after the
+      // first round (the only way to know a round's time) rather than after the budget.
+      if (round == 0 && seconds * rule.rounds > a.time_budget_s)
+        throw InputError("command line", "--time-budget",
+                         "is shorter than the " + std::to_string(rule.rounds) +
+                             " rounds a first interval needs: the first round took " +
+                             std::to_string(static_cast<int>(seconds + 0.5)) + " s, so give at least " +
+                             std::to_string(static_cast<int>(seconds * rule.rounds * 1.2 + 1)) + "s");
+      if (!next.empty() && seconds >= a.time_budget_s && round + 1 >= rule.rounds) {
+        gate->close();
+        out << "; time budget spent, the open verdicts take their last look";
+      }
+    }
+    out << '\n' << std::flush;
   };
   Schedule(rule, pair.plan().seed).run(pair, hooks);
+  if (gate) gate->close();  // the round limit reached, or a side stopped: the open ones look last
   return {pair.parts(0), pair.parts(1)};
 }
 
@@ -204,7 +282,8 @@ void record_paired_ratios(const AbArgs& a, const RunComparison& c, RunResult new
 
 // The verdict: the same paired comparison and gate as `compare DIR/old DIR/new`.
 // `regression`: set when some scenario is slower beyond the gate (what --bisect calls bad).
-int judge(const AbArgs& a, const AbSession& session, bool& regression, std::ostream& out, std::ostream& err) {
+int judge(const AbArgs& a, const AbSession& session, const SequentialGate* gate,
+          const std::vector<WorkerScenario>& plan, bool& regression, std::ostream& out, std::ostream& err) {
   const std::string old_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[0]).string();
   const std::string new_dir = (fs::path(session.out_dir) / PairedWorkerSet::kFolders[1]).string();
   const RunResult old_run = load_results(old_dir);
@@ -214,7 +293,13 @@ int judge(const AbArgs& a, const AbSession& session, bool& regression, std::ostr
   options.fail_on_regression_pct = a.fail_pct;
   options.allow_broken = a.allow_broken;
   if (!a.noise_in.empty()) options.noise = load_noise_floor(a.noise_in);
-  const RunComparison c = compare_runs(old_run, new_run, options);
+  RunComparison c = compare_runs(old_run, new_run, options);
+  if (gate) {
+    std::map<std::string, SequentialRecord> records;
+    for (std::size_t i = 0; i < plan.size() && i < gate->size(); ++i)
+      records[plan[i].key.dump()] = sequential_record(*gate, i);
+    apply_sequential_verdicts(c, records, options.same_threshold);
+  }
   regression = c.regression;
   record_paired_ratios(a, c, new_run, new_dir, out);
   out << '\n';
@@ -244,15 +329,17 @@ int run_session(const AbArgs& a, bool& regression, std::ostream& out, std::ostre
   const AbSession session = name_session(a);
   ensure_writable_dir(session.out_dir);  // before any measuring: OutputError, exit 5
   std::array<std::vector<std::string>, 2> parts;
+  std::unique_ptr<SequentialGate> gate;
+  std::vector<WorkerScenario> plan;
   try {
-    parts = measure_side_by_side(a, session, out);
+    parts = measure_side_by_side(a, session, gate, plan, out);
   } catch (const PairedSessionError& e) {
     err << "trainbench ab: " << e.what() << '\n';
     return e.new_side_at_fault() ? as_int(ExitCode::failure) : as_int(ExitCode::bad_input);
   }
   try {
     merge_sides(parts, session);
-    return judge(a, session, regression, out, err);
+    return judge(a, session, gate.get(), plan, regression, out, err);
   } catch (const OutputError&) {
     throw;  // main names the file and exits 5
   } catch (const std::exception& e) {
@@ -282,7 +369,7 @@ int ab(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
     err << "trainbench ab --bisect: exit " << bisect
         << (bisect == 0     ? " (good)"
             : bisect == 1   ? " (bad: slower)"
-            : bisect == 125 ? " (skip: not judged)"
+            : bisect == 125 ? " (skip: undecided or not judged)"
                             : " (stop)")
         << '\n';
     return bisect;
@@ -306,7 +393,9 @@ const Command& ab_command() {
            "segment in OLD and one in NEW back to back (which goes first is a coin flip), each round by a\n"
            "fresh pair of worker processes. The speedup OLD/NEW of each scenario is a paired interval over\n"
            "rounds, so drift of the machine between separate runs (docs/how-it-measures.md) cancels out\n"
-           "and the difference between two processes of one build is inside the interval. Results: "
+           "and the difference between two processes of one build is inside the interval. With a gate\n"
+           "(--fail-on-regression) it measures until each verdict is settled, on intervals that stay valid\n"
+           "however often it looks (docs/how-it-measures.md#sequential-verdicts). Results: "
            "DIR/old/results.json,\n"
            "DIR/new/results.json and DIR/comparison.json (`trainbench compare DIR/old DIR/new` shows the same\n"
            "paired comparison again).\n",
@@ -333,10 +422,18 @@ const Command& ab_command() {
                     "processes are merged into one results.json (segments from all)"},
                    {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
                    {"--fail-on-regression", "PCT",
-                    "the CI gate: exit 1 when some scenario is slower in NEW by more than\n"
-                    "PCT percent (even the optimistic end of its family-wise paired\n"
-                    "interval), or ok in OLD and broken in NEW; exit 4 when contended or\n"
-                    "when a scenario has no interval (fewer than 3 rounds)"},
+                    "the CI gate, measured until it is answered: rounds go on until each\n"
+                    "scenario is \"slower\" (its whole interval beyond PCT percent: exit 1)\n"
+                    "or \"not slower\" (its interval excludes a PCT slowdown), or the\n"
+                    "budget is spent (\"undecided\": exit 4). A round contended in either\n"
+                    "build is dropped and measured again; past a third of the budget the\n"
+                    "session is refused (exit 4). Exit 1 too when ok in OLD, broken in NEW"},
+                   {"--max-rounds", "N",
+                    "with the gate: at most N clean rounds per scenario (default 30, at\n"
+                    "least 3); the first look is after the matrix's steps.rounds"},
+                   {"--time-budget", "DURATION",
+                    "with the gate: stop measuring after this long, e.g. 10m, 90s, 1h\n"
+                    "(default 20m); the open verdicts then take their last look"},
                    {"--allow-broken", "", "with the gate: list broken scenarios but do not fail on them"},
                    {"--aa", "",
                     "OLD and NEW are the same build: write each scenario's noise floor\n"
@@ -361,13 +458,14 @@ const Command& ab_command() {
                    {"--commit", "SHA", "with --history: the commit NEW measures (default: the matrix's git)"},
                    {"--label", "TEXT", "with --history: a label for NEW's run, e.g. nightly"},
                    {"--bisect", "",
-                    "exit codes for `git bisect run` (needs --fail-on-regression): 0 good,\n"
-                    "1 bad (slower beyond the gate), 125 skip (not judged, or NEW broken),\n"
-                    "128 stop (bad input, an output not written)"}},
-       .epilogue = "exit codes: as `compare`: 0 no regression; 1 regression, a scenario broken in NEW, or the NEW\n"
-                   "worker crashed; 2 bad input (either side refused the matrix, the sides expand it differently,\n"
-                   "or the OLD worker crashed); 4 the gate refused (contended, or no interval); 5 an output could\n"
-                   "not be written; with --bisect: 0 good, 1 bad, 125 skip, 128 stop\n"},
+                    "exit codes for `git bisect run` (needs --fail-on-regression): 0 good\n"
+                    "(not slower), 1 bad (slower beyond the gate), 125 skip (undecided,\n"
+                    "not judged, or NEW broken), 128 stop (bad input, an output not written)"}},
+       .epilogue = "exit codes: 0 no regression (with the gate: every scenario not slower); 1 regression, a\n"
+                   "scenario broken in NEW, or the NEW worker crashed; 2 bad input (either side refused the matrix,\n"
+                   "the sides expand it differently, the OLD worker crashed, a budget option that is not one);\n"
+                   "4 undecided after the budget, or the gate refused (too many contended rounds, no interval);\n"
+                   "5 an output could not be written; with --bisect: 0 good, 1 bad, 125 skip, 128 stop\n"},
       ab};
   return command;
 }

@@ -64,6 +64,7 @@ struct BisectArgs {
   double fail_pct = 5;
   int max_steps = -1;  // -1: the search's own need plus a few skips
   int rounds_per_process = -1;
+  std::string max_rounds, time_budget;  // passed to ab as given (it checks them)
   std::vector<std::string> sets;
   bool keep_trees = false;
 };
@@ -92,11 +93,13 @@ class Bisection {
     const BisectVerdict bad = judge(candidates_.size() - 1);
     int code = 0;
     if (bad != BisectVerdict::bad) {
+      const std::string& note = verdicts_.back().note;
       out_ << "not distinguishable: " << candidates_.back().short_sha() << " (BAD) is "
            << (bad == BisectVerdict::good ? "not slower than GOOD beyond the gate"
-                                          : "not judged against GOOD (it does not build, or the measurement was "
-                                            "contended or had no interval)")
-           << "; nothing to bisect\n";
+                                          : "undecided against GOOD after the budget, or not judged (it does not "
+                                            "build, or the session was refused as contended)")
+           << (note.empty() ? "" : " (" + note + ")") << "; nothing to bisect"
+           << (bad == BisectVerdict::good ? "" : " (a larger --time-budget or --max-rounds may settle it)") << "\n";
       code = as_int(ExitCode::contended);
     } else {
       const int budget =
@@ -206,12 +209,19 @@ class Bisection {
       for (const auto& s : a_.sets) args.insert(args.end(), {"--set", s});
       if (a_.rounds_per_process >= 0)
         args.insert(args.end(), {"--rounds-per-process", std::to_string(a_.rounds_per_process)});
+      if (!a_.max_rounds.empty()) args.insert(args.end(), {"--max-rounds", a_.max_rounds});
+      if (!a_.time_budget.empty()) args.insert(args.end(), {"--time-budget", a_.time_budget});
       std::ostringstream ab_out, ab_err;
       const int code = cmd_ab(args, ab_out, ab_err);
       write_file_durably((root_ / "steps" / (c.short_sha() + ".log")).string(), ab_out.str() + ab_err.str());
       if (code == 128)
         throw InputError((root_ / "steps" / (c.short_sha() + ".log")).string(), "",
                          "ab stopped the bisection (bad input or an output not written): see the log");
+      // ab --bisect: 0 only when every scenario's interval excludes a slowdown of the gate's size
+      // ("not slower"; noisy or undecided is never good), 1 when one lies wholly beyond it, 125
+      // when undecided after the budget, refused (contended) or NEW broken. The margin for "good"
+      // is the gate: BAD was confirmed slower beyond the gate, so the slowdown found there is
+      // larger than the gate (measure/sequential_test.hpp, bisect_margin).
       v = code == 0 ? BisectVerdict::good : code == 1 ? BisectVerdict::bad : BisectVerdict::skip;
       note = worst_change(dir);
     } else {
@@ -227,10 +237,12 @@ class Bisection {
   static const char* describe(BisectVerdict v) {
     return v == BisectVerdict::good  ? "good (not slower than GOOD)"
            : v == BisectVerdict::bad ? "bad (slower than GOOD)"
-                                     : "skipped (not judged)";
+                                     : "skipped (undecided after the budget, or not judged)";
   }
 
-  // "worst mlp/fp32/w0/a1/b32 +18.2% [+12.0%, +25.1%]" from the step's comparison.json.
+  // "slowest change mlp/fp32/w0/a1/b32 +18.2% [+12.0%, +25.1%], slower after 6 rounds" from the
+  // step's comparison.json: the scenario whose change is largest, with the gate's interval (the
+  // sequential one when ab measured until it decided) and the rounds its verdict took.
   static std::string worst_change(const std::string& dir) {
     std::ifstream in(fs::path(dir) / "comparison.json");
     const auto j = nlohmann::json::parse(in, nullptr, false);
@@ -240,10 +252,18 @@ class Bisection {
       if (s.value("compared", false) && (!worst || s.value("change_pct", 0.0) > worst->value("change_pct", 0.0)))
         worst = &s;
     if (!worst) return "";
-    char buf[256];
+    char buf[320];
+    const std::string id = worst->value("id", std::string("?"));
+    if (const auto seq = worst->find("sequential"); seq != worst->end() && seq->value("valid", false)) {
+      const double ratio = seq->value("ratio", 1.0), low = seq->value("low", 1.0), high = seq->value("high", 1.0);
+      std::snprintf(buf, sizeof buf, "slowest change %s %+.1f%% [%+.1f%%, %+.1f%%], %s after %d rounds", id.c_str(),
+                    (ratio - 1) * 100, (low - 1) * 100, (high - 1) * 100,
+                    seq->value("verdict", std::string("undecided")).c_str(), seq->value("measured", 0));
+      return buf;
+    }
     const double lo = 1 / worst->value("ci_high", 1.0) - 1, hi = 1 / worst->value("ci_low", 1.0) - 1;
-    std::snprintf(buf, sizeof buf, "slowest change %s %+.1f%% [%+.1f%%, %+.1f%%]",
-                  worst->value("id", std::string("?")).c_str(), worst->value("change_pct", 0.0), lo * 100, hi * 100);
+    std::snprintf(buf, sizeof buf, "slowest change %s %+.1f%% [%+.1f%%, %+.1f%%]", id.c_str(),
+                  worst->value("change_pct", 0.0), lo * 100, hi * 100);
     return buf;
   }
 
@@ -326,6 +346,8 @@ int bisect(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   };
   whole("--max-steps", a.max_steps);
   whole("--rounds-per-process", a.rounds_per_process);
+  a.max_rounds = parsed.value_or("--max-rounds", "");
+  a.time_budget = parsed.value_or("--time-budget", "");
   try {
     return Bisection(a, out).run();
   } catch (const OutputError&) { throw; } catch (const InputError&) {
@@ -366,6 +388,8 @@ const Command& bisect_command() {
                    {"--max-steps", "N", "at most N ab sessions after BAD's (default: log2 of the commits, plus 4)"},
                    {"--set", "PATH=JSON", "matrix override for every session (e.g. steps.rounds=6)", true},
                    {"--rounds-per-process", "N", "passed to ab"},
+                   {"--max-rounds", "N", "passed to ab: the most clean rounds a step's verdict may take"},
+                   {"--time-budget", "DURATION", "passed to ab: the longest one step may measure (e.g. 10m)"},
                    {"--out", "DIR", "where the worktrees, logs and sessions go (default results/bisect-<time>)"},
                    {"--keep-trees", "", "leave the worktrees (DIR/trees/) in place afterwards"}},
        .epilogue = "exit codes: 0 the first slower commit was named; 2 bad input (commits, options, GOOD does not\n"

@@ -9,6 +9,7 @@
 #include <trainbench/cli/exit_code.hpp>
 #include <trainbench/measure/segment_stats.hpp>
 #include <trainbench/reporters/comparison_markdown.hpp>
+#include <trainbench/reporters/comparison_outcome.hpp>
 #include <trainbench/reporters/junit_report.hpp>
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/support/error.hpp>
@@ -62,9 +63,17 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   if (c.paired)
     out << "paired: one A/B session (" << c.ab_session
         << "), OLD and NEW measured side by side in every round; intervals are paired by round\n";
+  if (c.sequential)
+    out << "sequential: each gated scenario measured until its verdict was settled or its budget spent; its "
+           "interval is the gate's repeated interval (family-wise 95% over every scenario and look)\n";
   out << "\n";
   TextTable table;
-  table.titles = {"scenario", "old ms", "new ms", "change", "speedup OLD/NEW [95% CI]", "verdict"};
+  table.titles = {"scenario",
+                  "old ms",
+                  "new ms",
+                  "change",
+                  c.sequential ? "speedup OLD/NEW [gate's CI]" : "speedup OLD/NEW [95% CI]",
+                  "verdict"};
   table.right = {false, true, true, true, false, false};
   table.fixed_width = {0, 10, 10, 8, 24};
   int counts[4] = {0, 0, 0, 0};
@@ -90,6 +99,8 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
     if (s.loss_regression) verdict += "  LOSS (drift > " + format("%g", *s.loss_gate) + ")";
     if (s.contended) verdict += "  CONTENDED";
     if (s.unjudged) verdict += "  NOT JUDGED (no interval)";
+    if (s.sequential) verdict += ", " + sequential_rounds_text(*s.sequential);
+    if (s.undecided) verdict += "  UNDECIDED";
     table.rows.push_back({s.id, format("%.3f", s.old_median_s * 1e3), format("%.3f", s.new_median_s * 1e3),
                           format("%+.1f%%", s.change_pct), interval, verdict});
   }
@@ -126,6 +137,18 @@ void print_comparison_table(const RunComparison& c, std::ostream& out) {
   for (const auto& id : c.only_in_new) out << "only in new: " << id << '\n';
   for (const auto& s : c.scenarios)
     if (s.contended) out << "contended: " << s.id << ": " << s.contention << '\n';
+  for (const auto& s : c.scenarios) {
+    if (!s.sequential) continue;
+    const SequentialRecord& r = *s.sequential;
+    if (!r.contention.empty() && !s.contended) out << "dropped rounds: " << s.id << ": " << r.contention << '\n';
+    if (!s.undecided) continue;
+    out << "undecided: " << s.id << ": NEW/OLD " << format("%.3f", r.ratio);
+    if (r.valid) out << " [" << format("%.3f", r.low) << ", " << format("%.3f", r.high) << "]";
+    out << " neither excludes nor passes a " << format("%.1f", s.gate_pct) << "% slowdown after " << r.rounds
+        << " rounds (" << r.end << "; round-to-round noise " << format("%.1f", r.noise_pct) << "%)";
+    if (r.rounds_to_settle) out << "; about " << format("%.0f", *r.rounds_to_settle) << " rounds would settle it";
+    out << '\n';
+  }
   if (regressions > 0) out << "regression: " << regressions << " scenario(s) slower beyond noise\n";
   // The matrix's own gates (params.gates), with the figures they were judged on.
   for (const auto& s : c.scenarios) {
@@ -179,6 +202,16 @@ int gate_exit_code(const RunComparison& c, const std::string& who, std::ostream&
     err << who << ": gate refused: no interval for " << c.unjudged.size() << " scenario"
         << (c.unjudged.size() == 1 ? "" : "s") << " (" << ids << "): fewer than " << stats::kMinSegments
         << " measured segments in OLD or NEW; measure more rounds (steps.rounds)\n";
+    return as_int(ExitCode::contended);
+  }
+  if (!c.undecided.empty()) {
+    // Neither a pass nor a fail: the interval still holds both "slower than the gate" and "not".
+    std::string ids;
+    for (const auto& id : c.undecided) ids += (ids.empty() ? "" : ", ") + id;
+    err << who << ": gate undecided for " << c.undecided.size() << " scenario" << (c.undecided.size() == 1 ? "" : "s")
+        << " (" << ids
+        << "): the budget ran out before the interval excluded or passed the gate's slowdown; give it more "
+           "rounds or time (--max-rounds, --time-budget) or a quieter machine (docs/quiet-machine.md)\n";
     return as_int(ExitCode::contended);
   }
   return as_int(ExitCode::ok);

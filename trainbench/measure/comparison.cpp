@@ -433,6 +433,44 @@ RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, c
   return out;
 }
 
+void apply_sequential_verdicts(RunComparison& c, const std::map<std::string, SequentialRecord>& records,
+                               double same_threshold) {
+  c.sequential = true;
+  c.regression = c.contended = false;
+  c.unjudged.clear();
+  c.undecided.clear();
+  for (auto& s : c.scenarios) {
+    const auto it = records.find(s.key.dump());
+    if (s.compared && it != records.end()) {
+      const SequentialRecord& r = it->second;
+      s.sequential = r;
+      s.unjudged = false;
+      s.contended = r.end == "refused";
+      if (s.contended) s.contention = r.contention;
+      if (r.valid) {
+        s.speedup = {.ratio = 1 / r.ratio, .low = 1 / r.high, .high = 1 / r.low, .valid = true};
+        s.change_pct = (r.ratio - 1) * 100;
+        s.verdict = stats::classify(s.speedup, same_threshold);
+      }
+      if (s.gate_pct > 0 || r.gate_pct > 0) {
+        const double gate = r.gate_pct > 0 ? r.gate_pct : s.gate_pct;  // the one the verdict was taken at
+        s.gate_pct = gate;
+        s.gate_high = s.speedup.high;
+        // The gate's own verdict: it was taken at a planned look, against its margin.
+        const bool slower = r.valid && r.verdict == "slower";
+        const bool not_slower = r.valid && r.verdict == "not slower";
+        s.regression = slower && !s.contended;
+        s.undecided = !slower && !not_slower && !s.contended;
+        if (s.undecided) c.undecided.push_back(s.id);
+      }
+    }
+    if (!s.compared) continue;
+    c.regression = c.regression || s.gate_failed();
+    c.contended = c.contended || s.contended;
+    if (s.unjudged) c.unjudged.push_back(s.id);
+  }
+}
+
 NoiseFloor make_noise_floor(const RunComparison& aa) {
   NoiseFloor n;
   std::vector<std::string> implausible, contended;
@@ -472,6 +510,10 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
        {"paired", c.paired},
        {"unjudged", c.unjudged},
        {"scenarios", nlohmann::json::array()}};
+  if (c.sequential) {
+    j["sequential"] = true;
+    j["undecided"] = c.undecided;
+  }
   if (c.paired) j["ab_session"] = c.ab_session;
   for (const auto& s : c.scenarios) {
     nlohmann::json e = {{"id", s.id},
@@ -496,6 +538,10 @@ void to_json(nlohmann::json& j, const RunComparison& c) {
         e["gate_pct"] = s.gate_pct;
         e["gate_ci_high"] = s.gate_high;
         e["unjudged"] = s.unjudged;
+      }
+      if (s.sequential) {
+        e["sequential"] = *s.sequential;
+        e["undecided"] = s.undecided;
       }
       if (s.memory_gate_pct) {
         e["memory_gate"] = {{"pct", *s.memory_gate_pct},

@@ -3,6 +3,7 @@
 // interval, verdicts, environment check, CI regression gate, A/A noise floor).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <trainbench/measure/sequential_test.hpp>
 #include <trainbench/measure/stats.hpp>
 #include <trainbench/results/results.hpp>
 
@@ -197,6 +199,12 @@ struct ScenarioComparison {
   // Gated, but the gate has no interval (fewer than stats::kMinSegments segments in OLD or NEW):
   // a point estimate alone is no verdict either way, so the gate refuses rather than passes.
   bool unjudged = false;
+  // `ab` measured it until its verdict was settled (apply_sequential_verdicts): the verdict, the
+  // rounds it took and its repeated interval; speedup and the gate are then that interval's.
+  std::optional<SequentialRecord> sequential;
+  // Gated sequentially, and its interval neither excludes the gate's slowdown nor lies beyond
+  // it after the budget: neither pass nor fail (exit 4).
+  bool undecided = false;
 };
 
 struct RunComparison {
@@ -218,13 +226,15 @@ struct RunComparison {
     int compared = 0;
     stats::RatioInterval geomean_speedup;
   };
-  std::vector<Workload> workloads;    // in the new run's order; empty for one workload
-  int compared = 0;                   // scenarios with timings in both runs
-  bool regression = false;            // some scenario slower beyond the gate and its noise, or past a
-                                      // matrix gate on peak memory or loss
-  bool broken = false;                // some scenario broken or missing in NEW (not allowed)
-  bool contended = false;             // some compared scenario was contended: the gate refuses to judge
-  std::vector<std::string> unjudged;  // gated scenarios without an interval: the gate refuses too
+  std::vector<Workload> workloads;     // in the new run's order; empty for one workload
+  int compared = 0;                    // scenarios with timings in both runs
+  bool regression = false;             // some scenario slower beyond the gate and its noise, or past a
+                                       // matrix gate on peak memory or loss
+  bool broken = false;                 // some scenario broken or missing in NEW (not allowed)
+  bool contended = false;              // some compared scenario was contended: the gate refuses to judge
+  std::vector<std::string> unjudged;   // gated scenarios without an interval: the gate refuses too
+  std::vector<std::string> undecided;  // sequential verdicts still open after the budget (exit 4)
+  bool sequential = false;             // the verdicts are `ab`'s sequential ones
 };
 
 // The A/B session id when old_run and new_run are its "old" and "new" sides
@@ -234,6 +244,14 @@ std::string ab_session_of(const RunResult& old_run, const RunResult& new_run);
 // Matches scenarios by scenario_key(params). Throws EnvironmentMismatch when the hardware
 // differs, unless options.allow_env_mismatch. broken is set only with a gate.
 RunComparison compare_runs(const RunResult& old_run, const RunResult& new_run, const CompareOptions& options = {});
+
+// `ab`'s sequential verdicts (keyed by scenario_key(...).dump()) replace the fixed-sample gate of
+// the compared scenarios they cover: speedup = OLD/NEW of the repeated interval, regression when
+// its whole interval is beyond the scenario's gate_pct, undecided when it straddles it, contended
+// only when the session refused the scenario (too many contended rounds; dropped rounds alone
+// are not), unjudged never. Memory and loss gates stand as compare_runs judged them.
+void apply_sequential_verdicts(RunComparison& c, const std::map<std::string, SequentialRecord>& records,
+                               double same_threshold = 0.02);
 
 // The noise floor measured by an A/A comparison (the same build measured twice). Throws
 // ImplausibleNoise, naming the scenarios, when some |change| exceeds kMaxPlausibleNoisePct or

@@ -23,8 +23,8 @@ void append(std::string& to, const std::string& what) {
 
 }  // namespace
 
-ArmLoad arm_load(const Disturbance& d, long ticks_per_s) {
-  ArmLoad a;
+SegmentLoad arm_load(const Disturbance& d, long ticks_per_s) {
+  SegmentLoad a;
   a.available = d.available;
   a.wall_s = d.wall_s;
   a.num_cpus = d.num_cpus;
@@ -37,7 +37,7 @@ ArmLoad arm_load(const Disturbance& d, long ticks_per_s) {
   return a;
 }
 
-ArmContention judge_arm(const ArmLoad& arm, const RoundContentionOptions& options) {
+ArmContention judge_arm(const SegmentLoad& arm, const RoundContentionOptions& options) {
   ArmContention out;
   if (!arm.available || !(arm.wall_s > 0)) return out;
   const double cpus = std::max(1, arm.num_cpus);
@@ -59,7 +59,7 @@ ArmContention judge_arm(const ArmLoad& arm, const RoundContentionOptions& option
   return out;
 }
 
-RoundContention judge_round(int round, const ArmLoad& old_arm, const ArmLoad& new_arm,
+RoundContention judge_round(int round, const SegmentLoad& old_arm, const SegmentLoad& new_arm,
                             const RoundContentionOptions& options) {
   RoundContention out;
   out.round = round;

@@ -26,22 +26,10 @@
 
 namespace tb {
 
-// What one arm's segment of one round saw.
-struct ArmLoad {
-  bool available = false;  // false: the host's load was unknown (never contended)
-  double wall_s = 0;       // the segment's measured wall time
-  int num_cpus = 0;
-  long ticks_per_s = 100;         // USER_HZ
-  double other_cpu_cores = 0;     // CPU time of other processes / wall time
-  std::uint64_t steal_ticks = 0;  // /proc/stat steal over the segment, all CPUs
-  std::uint64_t total_ticks = 0;  // /proc/stat every column over the segment, all CPUs
-  bool gpu_throttled = false;
-};
-
 // An arm's figures from a DisturbanceMeter's result over that one segment. Disturbance keeps the
 // steal fraction, not the ticks, so they are recovered from the wall time, the CPUs and USER_HZ
 // (exact up to a tick per CPU).
-ArmLoad arm_load(const Disturbance& d, long ticks_per_s = 100);
+SegmentLoad arm_load(const Disturbance& d, long ticks_per_s = 100);
 
 struct RoundContentionOptions {
   ContentionThresholds thresholds;  // host_load.hpp's documented defaults
@@ -55,14 +43,14 @@ struct ArmContention {
   bool steal_judged = false;  // the window was long enough to judge steal
   std::string reason;         // why contended, e.g. "steal 12.0% of CPU time over 1.4 s (threshold 5.0%)"
 };
-ArmContention judge_arm(const ArmLoad& arm, const RoundContentionOptions& options = {});
+ArmContention judge_arm(const SegmentLoad& arm, const RoundContentionOptions& options = {});
 
 struct RoundContention {
   int round = 0;           // the schedule's 0-based round (reports say round + 1)
   bool contended = false;  // either arm
   std::string reason;      // "OLD: ...; NEW: ..." (the contended arms only)
 };
-RoundContention judge_round(int round, const ArmLoad& old_arm, const ArmLoad& new_arm,
+RoundContention judge_round(int round, const SegmentLoad& old_arm, const SegmentLoad& new_arm,
                             const RoundContentionOptions& options = {});
 
 // The session rule. budget_rounds: the most clean rounds the session may use (the sequential

@@ -169,6 +169,19 @@ std::optional<double> DisturbanceMeter::end(const LoadSnapshot& at) {
   } else {
     cpu_unknown_ = true;
   }
+  SegmentLoad last;
+  last.wall_s = std::max(0.0, at.wall_s - a.wall_s);
+  last.num_cpus = at.num_cpus;
+  last.ticks_per_s = at.ticks_per_s > 0 ? at.ticks_per_s : 100;
+  if (a.cpu && at.cpu && a.own_cpu_s && at.own_cpu_s && last.wall_s > 0) {
+    last.available = true;
+    const double busy =
+        static_cast<double>(delta(at.cpu->busy(), a.cpu->busy())) / static_cast<double>(last.ticks_per_s);
+    last.other_cpu_cores = std::max(0.0, (busy - std::max(0.0, *at.own_cpu_s - *a.own_cpu_s)) / last.wall_s);
+    last.steal_ticks = delta(at.cpu->steal, a.cpu->steal);
+    last.total_ticks = delta(at.cpu->total(), a.cpu->total());
+  }
+  last_ = last;
   std::optional<double> segment_cpu_s;
   if (a.own_cpu_s && at.own_cpu_s) {
     segment_cpu_s = std::max(0.0, *at.own_cpu_s - *a.own_cpu_s);
@@ -276,6 +289,25 @@ void Disturbance::add_gpu_load(GpuLoad load) {
     reason = (reason.empty() ? "" : reason + "; ") + "GPU thermal or hardware slowdown";
   }
   gpu = std::move(load);
+}
+
+void to_json(nlohmann::json& j, const SegmentLoad& l) {
+  j = {{"wall_s", l.wall_s},           {"num_cpus", l.num_cpus},
+       {"ticks_per_s", l.ticks_per_s}, {"other_cpu_cores", l.other_cpu_cores},
+       {"steal_ticks", l.steal_ticks}, {"total_ticks", l.total_ticks}};
+  if (l.gpu_throttled) j["gpu_throttled"] = true;
+}
+
+void from_json(const nlohmann::json& j, SegmentLoad& l) {
+  l = SegmentLoad{};
+  l.available = true;
+  l.wall_s = j.at("wall_s").get<double>();
+  l.num_cpus = j.at("num_cpus").get<int>();
+  l.ticks_per_s = j.value("ticks_per_s", 100L);
+  l.other_cpu_cores = j.at("other_cpu_cores").get<double>();
+  l.steal_ticks = j.at("steal_ticks").get<std::uint64_t>();
+  l.total_ticks = j.at("total_ticks").get<std::uint64_t>();
+  l.gpu_throttled = j.value("gpu_throttled", false);
 }
 
 }  // namespace tb

@@ -113,6 +113,24 @@ struct Disturbance {
   void add_gpu_load(GpuLoad load);
 };
 
+// What one segment saw, as the counters read (for judging segments one by one: a paired session
+// drops a round whose segment was contended, measure/contended_rounds.hpp). Kept as raw ticks,
+// not fractions, so a reader can tell a fraction of a handful of ticks from a meaningful one.
+struct SegmentLoad {
+  bool available = false;  // false: the host's load was unknown (never contended)
+  double wall_s = 0;       // the segment's measured wall time
+  int num_cpus = 0;
+  long ticks_per_s = 100;         // USER_HZ
+  double other_cpu_cores = 0;     // CPU time of other processes / wall time
+  std::uint64_t steal_ticks = 0;  // /proc/stat steal over the segment, all CPUs
+  std::uint64_t total_ticks = 0;  // /proc/stat every column over the segment, all CPUs
+  bool gpu_throttled = false;
+};
+// {"wall_s","num_cpus","ticks_per_s","other_cpu_cores","steal_ticks","total_ticks"} and
+// "gpu_throttled" when true; only an available load is written (a missing one reads unavailable).
+void to_json(nlohmann::json& j, const SegmentLoad& l);
+void from_json(const nlohmann::json& j, SegmentLoad& l);
+
 // Accumulates over many disjoint begin()/end() intervals (the runner measures a scenario in
 // several interleaved segments; time between them belongs to other scenarios and is not
 // counted). Not thread-safe; one meter per scenario.
@@ -128,6 +146,9 @@ class DisturbanceMeter {
   void cancel() { open_.reset(); }
 
   bool in_segment() const { return open_.has_value(); }
+  // The last closed segment's own figures (available = false when /proc/stat or getrusage was
+  // unreadable at its edges); nullopt before the first end().
+  const std::optional<SegmentLoad>& last_segment() const { return last_; }
   int segments() const { return segments_; }
   Disturbance result(const ContentionThresholds& thresholds = {}) const;
 
@@ -145,6 +166,7 @@ class DisturbanceMeter {
   std::optional<double> load_max_;
   int num_cpus_ = 0;
   long ticks_per_s_ = 100;
+  std::optional<SegmentLoad> last_;
 };
 
 // {"other_cpu_cores","steal_fraction"}

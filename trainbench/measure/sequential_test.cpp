@@ -364,4 +364,41 @@ double bisect_margin(const SequentialDecision& bad_against_good, double gate) {
   return found > 0 ? std::min(gate, found) : gate;
 }
 
+void to_json(nlohmann::json& j, const SequentialRecord& r) {
+  j = {{"verdict", r.verdict},
+       {"end", r.end},
+       {"faster", r.faster},
+       {"rounds", r.rounds},
+       {"measured", r.measured},
+       {"dropped", r.dropped},
+       {"looks", r.looks},
+       {"ratio", r.ratio},
+       {"low", r.low},
+       {"high", r.high},
+       {"valid", r.valid},
+       {"gate_pct", r.gate_pct},
+       {"noise_pct", r.noise_pct},
+       {"contention", r.contention}};
+  if (r.rounds_to_settle) j["rounds_to_settle"] = *r.rounds_to_settle;
+}
+
+void from_json(const nlohmann::json& j, SequentialRecord& r) {
+  r = SequentialRecord{};
+  r.verdict = j.at("verdict").get<std::string>();
+  r.end = j.value("end", std::string());
+  r.faster = j.value("faster", false);
+  r.rounds = j.value("rounds", 0);
+  r.measured = j.value("measured", 0);
+  r.dropped = j.value("dropped", 0);
+  r.looks = j.value("looks", 0);
+  r.ratio = j.value("ratio", 1.0);
+  r.low = j.value("low", 1.0);
+  r.high = j.value("high", 1.0);
+  r.valid = j.value("valid", false);
+  r.gate_pct = j.value("gate_pct", 0.0);
+  r.noise_pct = j.value("noise_pct", 0.0);
+  if (j.contains("rounds_to_settle")) r.rounds_to_settle = j["rounds_to_settle"].get<double>();
+  r.contention = j.value("contention", std::string());
+}
+
 }  // namespace tb

@@ -49,7 +49,10 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace tb {
 
@@ -122,6 +125,26 @@ double rounds_to_settle(const SequentialDecision& decision, const SequentialDesi
 // fraction in the gate's terms: 1 - OLD/NEW), or the gate, whichever is smaller. A commit is
 // good only when its interval excludes that slowdown.
 double bisect_margin(const SequentialDecision& bad_against_good, double gate);
+
+// One scenario's sequential verdict as a comparison records it (comparison.json "sequential"):
+// what `ab` decided, after how many rounds, on which interval.
+struct SequentialRecord {
+  std::string verdict;                  // "slower", "not slower", "undecided"
+  std::string end;                      // why it stopped: "settled", "budget spent", "refused" (contended), "broken"
+  bool faster = false;                  // not slower, and faster beyond the gate
+  int rounds = 0;                       // clean rounds behind the verdict
+  int measured = 0;                     // rounds measured, dropped ones included
+  int dropped = 0;                      // contended rounds left out
+  int looks = 0;                        // looks taken
+  double ratio = 1, low = 1, high = 1;  // NEW/OLD and its repeated 1 - alpha interval
+  bool valid = false;
+  double gate_pct = 0;
+  double noise_pct = 0;                    // sd of the log ratios, percent
+  std::optional<double> rounds_to_settle;  // undecided: about how many clean rounds would settle it
+  std::string contention;                  // "2 of 14 rounds dropped (contended): ..."
+};
+void to_json(nlohmann::json& j, const SequentialRecord& r);
+void from_json(const nlohmann::json& j, SequentialRecord& r);
 
 // ---- the building blocks, tested against published tables
 

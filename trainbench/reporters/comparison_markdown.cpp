@@ -44,15 +44,16 @@ void write_row(const Row& r, std::ostream& out) {
   if (s && s->compared) {
     out << report::fixed(s->old_median_s * 1e3, 3) << " | " << report::fixed(s->new_median_s * 1e3, 3) << " | "
         << report::signed_percent(0.01 * s->change_pct) << " | " << interval_text(s->speedup) << " | "
-        << stats::to_string(s->verdict);
+        << (s->sequential ? sequential_rounds_text(*s->sequential) : std::string(stats::to_string(s->verdict)));
   } else {
     out << "- | - | - | - | -";
   }
   out << " | " << md_cell(r.outcome->reason) << " |\n";
 }
 
-void write_table(const std::vector<Row>& rows, std::ostream& out) {
-  out << "| outcome | scenario | old ms | new ms | change | speedup OLD/NEW [95%] | verdict | why |\n"
+void write_table(const std::vector<Row>& rows, bool sequential, std::ostream& out) {
+  out << "| outcome | scenario | old ms | new ms | change | speedup OLD/NEW " << (sequential ? "[gate's CI]" : "[95%]")
+      << " | verdict | why |\n"
       << "|---|---|---:|---:|---:|---|---|---|\n";
   for (const auto& r : rows) write_row(r, out);
 }
@@ -102,6 +103,9 @@ std::string markdown_from_comparison(const RunComparison& c, const std::string& 
                      "`trainbench ab`)")
       << ".";
   if (c.geomean_speedup) out << " Geomean speedup OLD/NEW " << interval_text(*c.geomean_speedup) << ".";
+  if (c.sequential)
+    out << " Measured until each verdict was settled: the intervals are the gate's repeated intervals, "
+           "family-wise 95% over every scenario and look (docs/how-it-measures.md#sequential-verdicts).";
   out << "\n";
   for (const auto& w : c.workloads)
     out << "- geomean speedup `" << md_cell(w.workload) << "`: " << interval_text(w.geomean_speedup) << " ("
@@ -109,10 +113,10 @@ std::string markdown_from_comparison(const RunComparison& c, const std::string& 
   out << "\n";
 
   const std::size_t shown = std::min(rows.size(), max_rows);
-  write_table({rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown)}, out);
+  write_table({rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown)}, c.sequential, out);
   if (shown < rows.size()) {
     out << "\n<details><summary>" << rows.size() - shown << " more scenarios</summary>\n\n";
-    write_table({rows.begin() + static_cast<std::ptrdiff_t>(shown), rows.end()}, out);
+    write_table({rows.begin() + static_cast<std::ptrdiff_t>(shown), rows.end()}, c.sequential, out);
     out << "\n</details>\n";
   }
   if (!c.only_in_new.empty()) out << "\n" << c.only_in_new.size() << " scenario(s) only in NEW, not compared.\n";

@@ -14,10 +14,18 @@ std::string figures_of(const ScenarioComparison& s) {
   if (s.speedup.valid)
     t += ", speedup " + report::fixed(s.speedup.ratio, 3) + "x [" + report::fixed(s.speedup.low, 3) + ", " +
          report::fixed(s.speedup.high, 3) + "]";
-  return t + ", verdict " + to_string(s.verdict);
+  t += ", verdict " + std::string(to_string(s.verdict));
+  if (s.sequential) t += ", " + sequential_rounds_text(*s.sequential);
+  return t;
 }
 
 }  // namespace
+
+std::string sequential_rounds_text(const SequentialRecord& r) {
+  std::string t = r.verdict + " after " + std::to_string(r.rounds) + (r.rounds == 1 ? " round" : " rounds");
+  if (r.dropped > 0) t += " (" + std::to_string(r.dropped) + " contended dropped)";
+  return t;
+}
 
 std::vector<ScenarioOutcome> scenario_outcomes(const RunComparison& c) {
   using Kind = ScenarioOutcome::Kind;
@@ -46,6 +54,10 @@ std::vector<ScenarioOutcome> scenario_outcomes(const RunComparison& c) {
     } else if (s.unjudged) {
       o.kind = Kind::skipped;
       o.reason = "not judged: no interval (fewer than 3 segments)";
+    } else if (s.undecided) {
+      o.kind = Kind::skipped;
+      o.reason = "undecided: the interval straddles the gate (" + report::significant(s.gate_pct) + "%) after " +
+                 sequential_rounds_text(*s.sequential);
     } else if (!s.compared) {
       o.kind = Kind::skipped;
       o.reason = std::string("not compared: old ") + to_string(s.old_status) + ", new " + to_string(s.new_status);

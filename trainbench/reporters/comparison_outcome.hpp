@@ -2,8 +2,9 @@
 // (JUnit XML, the Markdown summary): one rule, so the outputs never disagree about a scenario.
 //
 //   failed:  slower beyond the gate (regression), or ok in OLD and broken or missing in NEW
-//   skipped: not judged: contended measurements, no interval (fewer than 3 segments), or not
-//            compared (not ok on both sides, or on one side only)
+//   skipped: not judged: contended measurements, no interval (fewer than 3 segments), a
+//            sequential verdict still undecided after its budget, or not compared (not ok on
+//            both sides, or on one side only)
 //   passed:  everything else
 #pragma once
 #include <string>
@@ -20,6 +21,9 @@ struct ScenarioOutcome {
   std::string reason;   // why it failed or was skipped; empty when passed
   std::string figures;  // "old 10.000 ms, new 11.000 ms per step, change +10.0%, speedup ..." (compared only)
 };
+
+// "slower after 9 rounds", "not slower after 15 rounds (2 contended dropped)".
+std::string sequential_rounds_text(const SequentialRecord& r);
 
 // One outcome per scenario of `c`, in its order, then one per scenario missing in NEW.
 std::vector<ScenarioOutcome> scenario_outcomes(const RunComparison& c);

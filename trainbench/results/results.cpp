@@ -70,6 +70,7 @@ void check_disturbance(const nlohmann::json& d) {
 void to_json(nlohmann::json& j, const Segment& s) {
   j = {{"round", s.round}, {"steps", s.steps}, {"median_s", s.median_s}, {"started_s", s.started_s}};
   if (s.cpu_s) j["cpu_s"] = *s.cpu_s;
+  if (s.load && s.load->available) j["load"] = *s.load;
 }
 void from_json(const nlohmann::json& j, Segment& s) {
   s.round = integer_field(j, "round", 0);
@@ -77,6 +78,13 @@ void from_json(const nlohmann::json& j, Segment& s) {
   s.median_s = number_field(j, "median_s", 0.0);
   s.started_s = number_field(j, "started_s", 0.0);
   if (const auto it = j.find("cpu_s"); it != j.end() && it->is_number()) s.cpu_s = it->get<double>();
+  if (const auto it = j.find("load"); it != j.end()) {
+    try {
+      s.load = it->get<SegmentLoad>();
+    } catch (const nlohmann::json::exception& e) {
+      throw FieldError("segments[].load", std::string("must be an object of numbers (") + e.what() + ")");
+    }
+  }
 }
 
 void to_json(nlohmann::json& j, const PhaseStat& p) {

@@ -33,6 +33,9 @@ struct Segment {
   // The measuring process's CPU seconds over the segment (the Python worker's for a Python
   // loop); absent in older results or where getrusage was unreadable.
   std::optional<double> cpu_s;
+  // What else ran on the host over this segment (steal, other processes): a paired session judges
+  // each round's two segments by it. Absent in older results or where /proc was unreadable.
+  std::optional<SegmentLoad> load;
 };
 
 // Time spent in one phase of a training step, per optimizer step.

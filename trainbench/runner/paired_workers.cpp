@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 
 namespace tb {
@@ -11,6 +12,7 @@ PairedWorkerSet::PairedWorkerSet(PairedWorkersOptions options) : options_(std::m
 PairedWorkerSet::~PairedWorkerSet() = default;
 
 StoppingRule PairedWorkerSet::stopping_rule() const {
+  if (gate_) return gate_->stopping_rule(StoppingRule{});
   StoppingRule rule;
   rule.rounds = plan_.rounds;
   rule.max_rounds = options_.rounds_per_process == 0 ? plan_.max_rounds : plan_.rounds;
@@ -104,14 +106,21 @@ void PairedWorkerSet::round_starting(int round) {
 void PairedWorkerSet::segment(std::size_t i, int round) {
   const int first = pair_order_coin(plan_.seed, i, round) ? 1 : 0;
   bool still = true, both_converged = true;
+  std::array<std::optional<Segment>, 2> measured;
   for (const int s : {first, 1 - first}) {
-    const auto reply = sides_[s].worker->segment({i, round, false});
+    auto reply = sides_[s].worker->segment({i, round, false});
     if (!reply) crashed(s, "round " + std::to_string(round + 1) + ", scenario " + plan_.scenarios[i].id);
     still = still && reply->active;
     both_converged = both_converged && reply->converged;
+    measured[s] = std::move(reply->segment);
   }
   active_[i] = still;  // a scenario that failed on either side is measured no further
   converged_[i] = both_converged;
+  if (SequentialGate* gate = gate_) {
+    if (still && measured[0] && measured[1]) gate->add_round(i, round, *measured[0], *measured[1]);
+    else gate->stop(i);
+    converged_[i] = gate->done(i);
+  }
 }
 
 void PairedWorkerSet::finish_all() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <trainbench/runner/schedule.hpp>
+#include <trainbench/runner/sequential_gate.hpp>
 #include <trainbench/runner/worker_client.hpp>
 
 namespace tb {
@@ -57,7 +58,12 @@ class PairedWorkerSet final : public SegmentExecutor {
 
   // What the first pair said about the matrix.
   const WorkerHello& plan() const { return plan_; }
-  // The schedule's rule: the matrix's rounds; extra rounds for unconverged scenarios only with one
+  // With a gate (ab with --fail-on-regression; nullptr: none): every round's two segments go to
+  // it, a scenario is converged when its verdict is settled or its budget spent, and the
+  // schedule's rule is the gate's. Set before the schedule starts.
+  void judge_with(SequentialGate* gate) { gate_ = gate; }
+  // The schedule's rule: with a sequential gate, the gate's (first look, then until settled);
+  // otherwise the matrix's rounds, with extra rounds for unconverged scenarios only with one
   // pair for the whole session (with fresh pairs convergence would be judged on one process's
   // segments).
   StoppingRule stopping_rule() const;
@@ -66,7 +72,7 @@ class PairedWorkerSet final : public SegmentExecutor {
 
   std::size_t size() const override { return active_.size(); }
   bool active(std::size_t i) const override { return active_[i]; }
-  bool converged(std::size_t i) const override { return converged_[i]; }
+  bool converged(std::size_t i) const override { return gate_ ? gate_->done(i) : converged_[i]; }
   // Every rounds_per_process rounds: the pair so far finishes and a fresh one starts.
   void round_starting(int round) override;
   void segment(std::size_t i, int round) override;
@@ -94,6 +100,7 @@ class PairedWorkerSet final : public SegmentExecutor {
   WorkerHello plan_;
   std::array<std::string, 2> digests_;  // each side's matrix digest, from its first worker
   std::vector<bool> active_, converged_;
+  SequentialGate* gate_ = nullptr;
 };
 
 }  // namespace tb

@@ -46,12 +46,15 @@ void from_json(const json& j, WorkerRefusal& r) {
 
 void to_json(json& j, const SegmentReply& r) {
   j = {{"active", r.active}, {"converged", r.converged}};
+  if (r.segment) j["segment"] = *r.segment;
   if (r.snapshot) j["snapshot"] = *r.snapshot;
   if (r.message) j["message"] = *r.message;
 }
 void from_json(const json& j, SegmentReply& r) {
   r.active = j.at("active").get<bool>();
   r.converged = j.at("converged").get<bool>();
+  r.segment.reset();
+  if (const auto it = j.find("segment"); it != j.end()) r.segment = it->get<Segment>();
   r.snapshot.reset();
   if (const auto it = j.find("snapshot"); it != j.end()) {
     try {

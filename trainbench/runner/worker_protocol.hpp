@@ -65,10 +65,12 @@ struct WorkerRefusal {
 
 // After a segment: the scenario is still alive, and whether its interval is within the target.
 // `snapshot` (when asked for) is its result so far; `message` says why a scenario that is no
-// longer active ended (ranks send it to rank 0).
+// longer active ended (ranks send it to rank 0). `segment`: the segment just measured (its
+// median and what else ran on the host meanwhile), which `ab` pairs with the other build's.
 struct SegmentReply {
   bool active = false;
   bool converged = false;
+  std::optional<Segment> segment;
   std::optional<ScenarioResult> snapshot;
   std::optional<std::string> message;
 };

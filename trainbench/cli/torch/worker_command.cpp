@@ -156,11 +156,17 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
     }
     if (const auto* segment = std::get_if<SegmentRequest>(&request)) {
       const std::size_t i = segment->scenario;
-      if (i < table.size() && table.active(i)) table.segment(i, segment->round);
+      const bool measures = i < table.size() && table.active(i);
+      if (measures) table.segment(i, segment->round);
       SegmentReply answer;
       answer.active = i < table.size() && table.active(i);
       answer.converged = i < table.size() && table.converged(i);
-      if (answer.active && segment->snapshot) answer.snapshot = table.snapshot_of(i);
+      if (measures && answer.active) {
+        auto so_far = table.snapshot_of(i);
+        if (so_far && !so_far->segments.empty() && so_far->segments.back().round == segment->round)
+          answer.segment = so_far->segments.back();
+        if (segment->snapshot) answer.snapshot = std::move(so_far);
+      }
       reply.send(answer);
     } else if (const auto* finish_one = std::get_if<FinishOneRequest>(&request)) {
       const std::size_t i = finish_one->scenario;

@@ -415,6 +415,7 @@ void ScenarioSession::run_python_segment(State& s, int round) {
     throw;
   }
   seg.cpu_s = s.disturbance.end(snapshot());
+  seg.load = s.disturbance.last_segment();
   if (s.gpu) s.gpu->sample();
   s.warmed_up = true;
   s.unmeasured_steps += reply.warmup_steps;
@@ -507,6 +508,7 @@ void ScenarioSession::run_segment(int round) {
     ++seg.steps;
   }
   seg.cpu_s = s.disturbance.end();
+  seg.load = s.disturbance.last_segment();
   // This rank's samples: the counter is this rank's GPU (or node).
   s.energy->end(seg.steps, static_cast<double>(seg.steps) * static_cast<double>(p.effective_batch));
   if (s.gpu) s.gpu->sample();
