@@ -77,6 +77,24 @@ TEST(CliHelp, MissingValuesAndStrayFlagsAreBadInput) {
   EXPECT_NE(output.find("extra: unexpected argument"), std::string::npos) << output;
 }
 
+// ab's sequential budget: refused, naming the option, before anything is measured.
+TEST(CliHelp, AbBudgetOptionsThatAreNoBudgetAreBadInput) {
+  const std::string ab = "ab m.json --old a --new b ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--fail-on-regression 5 --max-rounds 2", "--max-rounds: expected a whole number of rounds from 3"},
+      {"--fail-on-regression 5 --max-rounds 4.5", "--max-rounds: expected a whole number of rounds from 3"},
+      {"--fail-on-regression 5 --time-budget abc", "--time-budget: "},
+      {"--fail-on-regression 5 --time-budget 0s", "--time-budget: "},
+      {"--max-rounds 10", "--max-rounds: needs --fail-on-regression PCT"},
+      {"--time-budget 10m", "--time-budget: needs --fail-on-regression PCT"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto [rc, output] = trainbench(ab + args);
+    EXPECT_EQ(rc, 2) << args << "\n" << output;
+    EXPECT_NE(output.find("trainbench ab: command line: " + message), std::string::npos) << args << "\n" << output;
+  }
+}
+
 // run and capacity print progress: both offer --verbose (-v) and refuse it beside --quiet.
 TEST(CliHelp, QuietAndVerboseAreOneChoice) {
   for (const std::string command : {"run", "capacity"}) {

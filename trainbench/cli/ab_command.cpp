@@ -44,7 +44,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Defaults sized for a CI job on a 2-core VM (docs/gating-ci.md: what a verdict takes there).
-constexpr int kDefaultMaxRounds = 30;
+constexpr int kDefaultMaxRounds = 100;
 constexpr double kDefaultTimeBudgetS = 20 * 60;
 
 struct AbArgs {
@@ -429,7 +429,7 @@ const Command& ab_command() {
                     "build is dropped and measured again; past a third of the budget the\n"
                     "session is refused (exit 4). Exit 1 too when ok in OLD, broken in NEW"},
                    {"--max-rounds", "N",
-                    "with the gate: at most N clean rounds per scenario (default 30, at\n"
+                    "with the gate: at most N clean rounds per scenario (default 100, at\n"
                     "least 3); the first look is after the matrix's steps.rounds"},
                    {"--time-budget", "DURATION",
                     "with the gate: stop measuring after this long, e.g. 10m, 90s, 1h\n"

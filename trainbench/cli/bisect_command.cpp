@@ -240,7 +240,7 @@ class Bisection {
                                      : "skipped (undecided after the budget, or not judged)";
   }
 
-  // "slowest change mlp/fp32/w0/a1/b32 +18.2% [+12.0%, +25.1%], slower after 6 rounds" from the
+  // "slowest change mlp/fp32/w0/a1/b32 +18.2% [+12.0%, +25.1%] after 6 rounds" from the
   // step's comparison.json: the scenario whose change is largest, with the gate's interval (the
   // sequential one when ab measured until it decided) and the rounds its verdict took.
   static std::string worst_change(const std::string& dir) {
@@ -256,9 +256,8 @@ class Bisection {
     const std::string id = worst->value("id", std::string("?"));
     if (const auto seq = worst->find("sequential"); seq != worst->end() && seq->value("valid", false)) {
       const double ratio = seq->value("ratio", 1.0), low = seq->value("low", 1.0), high = seq->value("high", 1.0);
-      std::snprintf(buf, sizeof buf, "slowest change %s %+.1f%% [%+.1f%%, %+.1f%%], %s after %d rounds", id.c_str(),
-                    (ratio - 1) * 100, (low - 1) * 100, (high - 1) * 100,
-                    seq->value("verdict", std::string("undecided")).c_str(), seq->value("measured", 0));
+      std::snprintf(buf, sizeof buf, "slowest change %s %+.1f%% [%+.1f%%, %+.1f%%] after %d rounds", id.c_str(),
+                    (ratio - 1) * 100, (low - 1) * 100, (high - 1) * 100, seq->value("measured", 0));
       return buf;
     }
     const double lo = 1 / worst->value("ci_high", 1.0) - 1, hi = 1 / worst->value("ci_low", 1.0) - 1;

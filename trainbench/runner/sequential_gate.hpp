@@ -48,11 +48,11 @@ enum class SequentialEnd {
 const char* to_string(SequentialEnd e);  // "measuring", "settled", "budget spent", "refused", "broken"
 
 struct SequentialScenario {
-  double gate = 0;                        // the slowdown it is judged against (fraction)
-  std::vector<double> ratios;             // NEW/OLD of every round measured, in order
-  std::vector<RoundContention> rounds;    // each round's contention, same order
-  SequentialDecision decision;            // the last look's (verdict undecided before the first)
-  PairedContention contention;            // over the rounds so far
+  double gate = 0;                      // the slowdown it is judged against (fraction)
+  std::vector<double> ratios;           // NEW/OLD of every round measured, in order
+  std::vector<RoundContention> rounds;  // each round's contention, same order
+  SequentialDecision decision;          // the last look's (verdict undecided before the first)
+  PairedContention contention;          // over the rounds so far
   SequentialEnd end = SequentialEnd::measuring;
   bool done() const { return end != SequentialEnd::measuring; }
 };
