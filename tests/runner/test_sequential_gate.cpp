@@ -116,6 +116,18 @@ TEST(SequentialGate, AContendedRoundIsDroppedAndMeasuredAgain) {
   EXPECT_NE(r.contention.find("round 2"), std::string::npos) << r.contention;
 }
 
+// The matrix's "contention" thresholds apply: a runner with a known steady load raises them, and
+// its rounds are then clean.
+TEST(SequentialGate, JudgesRoundsByTheScenariosContentionThresholds) {
+  SequentialGate gate({0.05, 0.05}, {});
+  tb::ContentionThresholds lenient;
+  lenient.steal_fraction = 0.5;
+  gate.set_contention(1, lenient);
+  for (std::size_t i = 0; i < 2; ++i) gate.add_round(i, 0, segment(0, 0.1), segment(0, 0.1, /*stolen=*/true));
+  EXPECT_EQ(gate.scenario(0).contention.dropped, 1);  // steal 20% against the default 5%
+  EXPECT_EQ(gate.scenario(1).contention.dropped, 0);  // against 50%
+}
+
 TEST(SequentialGate, RefusesWhenContendedRoundsExceedAThirdOfTheBudget) {
   SequentialGateOptions o;
   o.max_rounds = 6;  // two contended rounds allowed

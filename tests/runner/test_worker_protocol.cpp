@@ -47,6 +47,7 @@ std::vector<json> every_message() {
   with_segment.segment->cpu_s = 0.7;
   with_segment.segment->load = tb::SegmentLoad{
       .available = true, .wall_s = 0.4, .num_cpus = 2, .other_cpu_cores = 0.02, .steal_ticks = 1, .total_ticks = 80};
+  with_segment.contention = tb::ContentionThresholds{.other_cpu_cores = 0.5, .steal_fraction = 0.1};
   RankPlan plan;
   plan.scenarios = {fixture_scenario().params};
   plan.out_dir = "results/run";
@@ -128,6 +129,8 @@ TEST(WorkerProtocol, EveryStructReadsBackWhatItWrote) {
   EXPECT_EQ(segment->round, 2);
   ASSERT_TRUE(segment->load.has_value());
   EXPECT_EQ(segment->load->total_ticks, 80u);
+  ASSERT_TRUE(messages[16].get<SegmentReply>().contention.has_value());
+  EXPECT_DOUBLE_EQ(messages[16].get<SegmentReply>().contention->steal_fraction, 0.1);
   EXPECT_EQ(json(messages[16].get<SegmentReply>()), messages[16]);
 }
 

@@ -232,6 +232,12 @@ std::array<std::vector<std::string>, 2> measure_side_by_side(const AbArgs& a, co
     out << '\n' << std::flush;
   };
   Schedule(rule, pair.plan().seed).run(pair, hooks);
+  if (gate && pair.segments_missing()) {
+    out << "note: a side's trainbench sends no segments back (it predates sequential verdicts): the gate "
+           "judged the first "
+        << rule.rounds << " rounds as `compare` would\n";
+    gate.reset();
+  }
   if (gate) gate->close();  // the round limit reached, or a side stopped: the open ones look last
   return {pair.parts(0), pair.parts(1)};
 }

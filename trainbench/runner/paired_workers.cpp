@@ -107,17 +107,31 @@ void PairedWorkerSet::segment(std::size_t i, int round) {
   const int first = pair_order_coin(plan_.seed, i, round) ? 1 : 0;
   bool still = true, both_converged = true;
   std::array<std::optional<Segment>, 2> measured;
+  std::optional<ContentionThresholds> thresholds;
   for (const int s : {first, 1 - first}) {
     auto reply = sides_[s].worker->segment({i, round, false});
     if (!reply) crashed(s, "round " + std::to_string(round + 1) + ", scenario " + plan_.scenarios[i].id);
     still = still && reply->active;
     both_converged = both_converged && reply->converged;
     measured[s] = std::move(reply->segment);
+    if (reply->contention && (s == 1 || !thresholds)) thresholds = reply->contention;  // NEW's first
   }
   active_[i] = still;  // a scenario that failed on either side is measured no further
   converged_[i] = both_converged;
+  if (gate_ && segments_missing_) {
+    converged_[i] = true;  // the fixed rounds only (below)
+    return;
+  }
   if (SequentialGate* gate = gate_) {
-    if (still && measured[0] && measured[1]) gate->add_round(i, round, *measured[0], *measured[1]);
+    if (still && !(measured[0] && measured[1])) {
+      // An older worker: no round can be judged by the gate. Every scenario is measured for the
+      // schedule's first rounds only (the matrix's rounds), as without a gate.
+      segments_missing_ = true;
+      converged_.assign(converged_.size(), true);
+      return;
+    }
+    if (thresholds) gate->set_contention(i, *thresholds);
+    if (still) gate->add_round(i, round, *measured[0], *measured[1]);
     else gate->stop(i);
     converged_[i] = gate->done(i);
   }

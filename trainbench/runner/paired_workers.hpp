@@ -62,6 +62,10 @@ class PairedWorkerSet final : public SegmentExecutor {
   // it, a scenario is converged when its verdict is settled or its budget spent, and the
   // schedule's rule is the gate's. Set before the schedule starts.
   void judge_with(SequentialGate* gate) { gate_ = gate; }
+  // A side whose worker sends no segments back (a trainbench from before sequential verdicts,
+  // e.g. an older GOOD build in a bisection): the gate is left out, and the session measures the
+  // matrix's rounds (the gate's first look) and is judged on them as `compare` judges.
+  bool segments_missing() const { return segments_missing_; }
   // The schedule's rule: with a sequential gate, the gate's (first look, then until settled);
   // otherwise the matrix's rounds, with extra rounds for unconverged scenarios only with one
   // pair for the whole session (with fresh pairs convergence would be judged on one process's
@@ -72,7 +76,7 @@ class PairedWorkerSet final : public SegmentExecutor {
 
   std::size_t size() const override { return active_.size(); }
   bool active(std::size_t i) const override { return active_[i]; }
-  bool converged(std::size_t i) const override { return gate_ ? gate_->done(i) : converged_[i]; }
+  bool converged(std::size_t i) const override { return gate_ && !segments_missing_ ? gate_->done(i) : converged_[i]; }
   // Every rounds_per_process rounds: the pair so far finishes and a fresh one starts.
   void round_starting(int round) override;
   void segment(std::size_t i, int round) override;
@@ -101,6 +105,7 @@ class PairedWorkerSet final : public SegmentExecutor {
   std::array<std::string, 2> digests_;  // each side's matrix digest, from its first worker
   std::vector<bool> active_, converged_;
   SequentialGate* gate_ = nullptr;
+  bool segments_missing_ = false;
 };
 
 }  // namespace tb

@@ -41,6 +41,7 @@ SequentialGate::SequentialGate(std::vector<double> gates, const SequentialGateOp
   // calibration behind them is the costly part; each scenario's gate is set at its looks.
   design_ = make_sequential_design(test_options(options, gates.size()));
   scenarios_.resize(gates.size());
+  contention_.assign(gates.size(), options.contention);
   for (std::size_t i = 0; i < gates.size(); ++i) scenarios_[i].gate = gates[i];
 }
 
@@ -93,7 +94,7 @@ void SequentialGate::add_round(std::size_t i, int round, const Segment& old_segm
   }
   s.ratios.push_back(new_segment.median_s / old_segment.median_s);
   s.rounds.push_back(judge_round(round, old_segment.load.value_or(SegmentLoad{}),
-                                 new_segment.load.value_or(SegmentLoad{}), options_.contention));
+                                 new_segment.load.value_or(SegmentLoad{}), contention_[i]));
   s.contention = judge_session(s.rounds, options_.max_rounds, options_.max_contended_share);
   if (s.contention.refused) {
     s.end = SequentialEnd::refused;
@@ -106,6 +107,10 @@ void SequentialGate::add_round(std::size_t i, int round, const Segment& old_segm
   }
   look(i, false);
   if (!s.done() && static_cast<int>(s.rounds.size()) >= round_limit()) look(i, true);
+}
+
+void SequentialGate::set_contention(std::size_t i, const ContentionThresholds& thresholds) {
+  contention_.at(i).thresholds = thresholds;
 }
 
 void SequentialGate::stop(std::size_t i) {

@@ -70,6 +70,9 @@ class SequentialGate {
   // Scenario i's segments of one round in OLD and NEW. A round without both medians (a side
   // stopped) ends the scenario as broken.
   void add_round(std::size_t i, int round, const Segment& old_segment, const Segment& new_segment);
+  // Scenario i's contention thresholds (the matrix's "contention"; host_load.hpp's defaults until
+  // set): its rounds are judged by them from the next add_round on.
+  void set_contention(std::size_t i, const ContentionThresholds& thresholds);
   // A side stopped measuring scenario i (it failed or ended): no verdict from this gate.
   void stop(std::size_t i);
   // Nothing more will be measured (a time budget ran out, or the schedule is over): every scenario
@@ -89,6 +92,7 @@ class SequentialGate {
   SequentialGateOptions options_;
   SequentialDesign design_;
   std::vector<SequentialScenario> scenarios_;
+  std::vector<RoundContentionOptions> contention_;  // per scenario
 };
 
 // What comparison.json records of scenario i's verdict (measure/sequential_test.hpp).

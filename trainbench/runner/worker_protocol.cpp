@@ -49,6 +49,7 @@ void to_json(json& j, const SegmentReply& r) {
   if (r.segment) j["segment"] = *r.segment;
   if (r.snapshot) j["snapshot"] = *r.snapshot;
   if (r.message) j["message"] = *r.message;
+  if (r.contention) j["contention"] = *r.contention;
 }
 void from_json(const json& j, SegmentReply& r) {
   r.active = j.at("active").get<bool>();
@@ -63,6 +64,8 @@ void from_json(const json& j, SegmentReply& r) {
   }
   r.message.reset();
   if (const auto it = j.find("message"); it != j.end()) r.message = it->get<std::string>();
+  r.contention.reset();
+  if (const auto it = j.find("contention"); it != j.end()) r.contention = it->get<ContentionThresholds>();
 }
 
 void to_json(json& j, const FinishOneReply& r) { j = {{"result", r.result}}; }

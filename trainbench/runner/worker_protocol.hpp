@@ -73,6 +73,9 @@ struct SegmentReply {
   std::optional<Segment> segment;
   std::optional<ScenarioResult> snapshot;
   std::optional<std::string> message;
+  // With `segment`: the scenario's contention thresholds (the matrix's "contention"), which a
+  // paired session judges each round's segments by.
+  std::optional<ContentionThresholds> contention;
 };
 
 struct FinishOneReply {

@@ -163,8 +163,10 @@ int worker(const ParsedArgs& args, std::ostream&, std::ostream&) {
       answer.converged = i < table.size() && table.converged(i);
       if (measures && answer.active) {
         auto so_far = table.snapshot_of(i);
-        if (so_far && !so_far->segments.empty() && so_far->segments.back().round == segment->round)
+        if (so_far && !so_far->segments.empty() && so_far->segments.back().round == segment->round) {
           answer.segment = so_far->segments.back();
+          answer.contention = scenarios[i].contention;
+        }
         if (segment->snapshot) answer.snapshot = std::move(so_far);
       }
       reply.send(answer);
