@@ -169,9 +169,7 @@ TEST(SequentialGate, TheRoundLimitEndsAnUnsettledScenario) {
   const int rounds = feed(gate, 1 / 0.95, 0.05, 5);
   EXPECT_TRUE(gate.done(0));
   EXPECT_LE(rounds, gate.round_limit());
-  if (gate.scenario(0).end == SequentialEnd::budget) {
-    EXPECT_EQ(rounds, 9);
-  }
+  if (gate.scenario(0).end == SequentialEnd::budget) { EXPECT_EQ(rounds, 9); }
 }
 
 TEST(SequentialGate, ASideThatStopsEndsTheScenarioAsBroken) {
