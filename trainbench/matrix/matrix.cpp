@@ -481,8 +481,8 @@ void parse_python(const Reader& r, const json& j, PythonLoopSpec& py) {
   if (path.is_relative()) path = fs::path(r.file()).parent_path() / path;
   std::error_code ec;
   if (file.empty() || !fs::is_regular_file(path, ec))
-    r.fail("python.file",
-           "'" + text_excerpt(path.string()) + "' is not a file (a relative path is relative to the matrix)");
+    r.fail("python.file", "'" + text_excerpt(file) + "' is not a file (looked for at " +
+                              text_excerpt(path.string(), 400) + "; a relative path is relative to the matrix)");
   py.file = fs::absolute(path, ec).lexically_normal().string();
   if (j.contains("function")) {
     py.function = r.string(j["function"], "python.function");
