@@ -87,12 +87,23 @@ TEST(CliHelp, AbBudgetOptionsThatAreNoBudgetAreBadInput) {
       {"--fail-on-regression 5 --time-budget 0s", "--time-budget: "},
       {"--max-rounds 10", "--max-rounds: needs --fail-on-regression PCT"},
       {"--time-budget 10m", "--time-budget: needs --fail-on-regression PCT"},
+      {"--fail-on-regression 5 --rounds-per-process 10", "--rounds-per-process: must be 1 with --fail-on-regression"},
+      {"--fail-on-regression 5 --rounds-per-process 0", "--rounds-per-process: must be 1 with --fail-on-regression"},
   };
   for (const auto& [args, message] : cases) {
     const auto [rc, output] = trainbench(ab + args);
     EXPECT_EQ(rc, 2) << args << "\n" << output;
     EXPECT_NE(output.find("trainbench ab: command line: " + message), std::string::npos) << args << "\n" << output;
   }
+}
+
+// A bisection is gated throughout, so its rounds must be independent too.
+TEST(CliHelp, BisectRefusesRoundsThatShareAWorkerPair) {
+  const auto [rc, output] = trainbench("bisect a b --matrix m.json --rounds-per-process 4");
+  EXPECT_EQ(rc, 2) << output;
+  EXPECT_NE(output.find("trainbench bisect: command line: --rounds-per-process: must be 1 in a bisection"),
+            std::string::npos)
+      << output;
 }
 
 // run and capacity print progress: both offer --verbose (-v) and refuse it beside --quiet.

@@ -183,7 +183,7 @@ TEST(Schedule, MeasuresRoundIsTheStoppingRule) {
   EXPECT_FALSE(tb::measures_round(r, 5, false));  // never past max_rounds
 }
 
-TEST(Schedule, ThePairOrderCoinIsFairAndDependsOnSeedScenarioAndRoundOnly) {
+TEST(Schedule, ThePairOrderIsBalancedInBlocksOfTwoAndDependsOnSeedScenarioAndRoundOnly) {
   int new_first = 0;
   std::map<std::pair<std::size_t, int>, bool> first_seen;
   for (std::size_t i = 0; i < 40; ++i)
@@ -192,8 +192,17 @@ TEST(Schedule, ThePairOrderCoinIsFairAndDependsOnSeedScenarioAndRoundOnly) {
       new_first += coin ? 1 : 0;
       EXPECT_EQ(coin, tb::pair_order_coin(42, i, round));
     }
-  // 2000 fair flips: within 5 standard deviations (about 112) of 1000.
-  EXPECT_NEAR(new_first, 1000, 112);
+  // 1000 fair flips, each answered by the other order in the next round: exactly half.
+  EXPECT_EQ(new_first, 1000);
+  // Each block of two rounds has one of each order; which comes first is the coin's.
+  int blocks_new_first = 0;
+  for (std::size_t i = 0; i < 40; ++i)
+    for (int round = 0; round < 50; round += 2) {
+      EXPECT_NE(tb::pair_order_coin(42, i, round), tb::pair_order_coin(42, i, round + 1)) << i << " " << round;
+      blocks_new_first += tb::pair_order_coin(42, i, round) ? 1 : 0;
+    }
+  // 1000 fair flips: within 5 standard deviations (about 80) of 500.
+  EXPECT_NEAR(blocks_new_first, 500, 80);
   int differs = 0;
   for (int round = 0; round < 64; ++round)
     differs += tb::pair_order_coin(1, 0, round) != tb::pair_order_coin(2, 0, round);

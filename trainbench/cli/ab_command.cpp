@@ -109,6 +109,10 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
                  parsed.has("--max-rounds") ? "--max-rounds" : "--time-budget",
                  "needs --fail-on-regression PCT: the budget is the sequential gate's (without a gate, ab measures the "
                  "matrix's rounds)");
+  TB_CHECK_INPUT(!a.fail_pct || a.rounds_per_process == 1, "command line", "--rounds-per-process",
+                 "must be 1 with --fail-on-regression: the gate's interval counts every round as independent, but "
+                 "rounds measured by one worker pair share that pair's per-process offset (a few percent, which "
+                 "would pass for a change)");
   TB_CHECK_INPUT(!a.matrix.empty(), "command line", "MATRIX", "trainbench ab needs a matrix file");
   TB_CHECK_INPUT(!a.bisect || a.fail_pct.has_value(), "command line", "--bisect",
                  "needs --fail-on-regression PCT: the slowdown that makes a commit \"bad\"");
@@ -425,7 +429,9 @@ const Command& ab_command() {
                     "by themselves (memory layout, CPU placement), so with one pair\n"
                     "that difference would pass for the\n"
                     "builds'; fresh pairs put it inside the paired interval. Each side's\n"
-                    "processes are merged into one results.json (segments from all)"},
+                    "processes are merged into one results.json (segments from all).\n"
+                    "Must be 1 with --fail-on-regression (the gate counts rounds as\n"
+                    "independent)"},
                    {"--memory-budget", "SIZE", "CPU: a scenario whose peak RSS exceeds it is \"oom\" (each side)"},
                    {"--fail-on-regression", "PCT",
                     "the CI gate, measured until it is answered: rounds go on until each\n"

@@ -345,6 +345,10 @@ int bisect(const ParsedArgs& parsed, std::ostream& out, std::ostream& err) {
   };
   whole("--max-steps", a.max_steps);
   whole("--rounds-per-process", a.rounds_per_process);
+  TB_CHECK_INPUT(a.rounds_per_process < 0 || a.rounds_per_process == 1, "command line", "--rounds-per-process",
+                 "must be 1 in a bisection: the gate's interval counts every round as independent, but "
+                 "rounds measured by one worker pair share that pair's per-process offset (a few percent, which "
+                 "would pass for a change)");
   a.max_rounds = parsed.value_or("--max-rounds", "");
   a.time_budget = parsed.value_or("--time-budget", "");
   try {
@@ -386,7 +390,7 @@ const Command& bisect_command() {
                    {"--fail-on-regression", "PCT", "how much slower than GOOD is \"bad\" (default 5)"},
                    {"--max-steps", "N", "at most N ab sessions after BAD's (default: log2 of the commits, plus 4)"},
                    {"--set", "PATH=JSON", "matrix override for every session (e.g. steps.rounds=6)", true},
-                   {"--rounds-per-process", "N", "passed to ab"},
+                   {"--rounds-per-process", "N", "passed to ab; must be 1 (the gate counts rounds as independent)"},
                    {"--max-rounds", "N", "passed to ab: the most clean rounds a step's verdict may take"},
                    {"--time-budget", "DURATION", "passed to ab: the longest one step may measure (e.g. 10m)"},
                    {"--out", "DIR", "where the worktrees, logs and sessions go (default results/bisect-<time>)"},

@@ -29,7 +29,9 @@ bool measures_round(const StoppingRule& rule, int round, bool converged) {
 }
 
 bool pair_order_coin(std::uint64_t seed, std::size_t i, int round) {
-  return (splitmix64(splitmix64(splitmix64(seed ^ kShuffleMix) + i) + static_cast<std::uint64_t>(round)) & 1u) != 0;
+  const auto block = static_cast<std::uint64_t>(round / 2);
+  const bool coin = (splitmix64(splitmix64(splitmix64(seed ^ kShuffleMix) + i) + block) & 1u) != 0;
+  return (round % 2 == 0) ? coin : !coin;
 }
 
 Schedule::Schedule(const StoppingRule& rule, std::uint64_t seed) : rule_(rule), seed_(seed) {}

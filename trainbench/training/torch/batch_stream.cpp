@@ -93,6 +93,23 @@ struct BatchStream::Impl {
   }
 };
 
+namespace {
+
+// Waits `delay` to within a few microseconds: sleeps until about a millisecond before the
+// deadline, then spins on the clock. A bare sleep overshoots by the scheduler's wake-up latency
+// (tens to hundreds of microseconds, varying), so a planted slowdown of a fraction of a
+// millisecond cost anything from nothing to twice its size; spinning the whole delay would
+// burn a core the loader's workers may need.
+void wait_precisely(std::chrono::duration<double, std::milli> delay) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(delay);
+  constexpr auto kSpin = std::chrono::milliseconds(1);
+  if (delay > kSpin) std::this_thread::sleep_until(deadline - kSpin);
+  while (clock::now() < deadline) {}
+}
+
+}  // namespace
+
 BatchStream::BatchStream(std::shared_ptr<SampleSource> source, int batch, int workers, double delivery_delay_ms,
                          bool pin_memory)
     : impl_(std::make_unique<Impl>()), delivery_delay_(delivery_delay_ms) {
@@ -117,7 +134,7 @@ void BatchStream::next(torch::data::Example<>& out) {
   if (*impl_->it == impl_->loader->end()) impl_->restart();
   impl_->fresh = false;
   out = std::move(**impl_->it);
-  if (delivery_delay_.count() > 0) std::this_thread::sleep_for(delivery_delay_);
+  if (delivery_delay_.count() > 0) wait_precisely(delivery_delay_);
 }
 
 std::int64_t BatchStream::epochs_started() const { return impl_->epochs; }
