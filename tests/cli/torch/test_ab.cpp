@@ -19,9 +19,11 @@ class AbSession : public tb::test::CliTest {
   void SetUp() override {
     CliTest::SetUp();
     // Contention thresholds out of reach: these tests check the session and its verdicts, not
-    // the load meter (tested in test_runner.cpp).
+    // the load meter (tested in test_runner.cpp). Every micro-batch waits 5 ms (test_delay_ms), a
+    // floor that keeps the step steady when the tests share 2 cores: a bare step of about a
+    // millisecond swings by half under load, and a session that should settle stays undecided.
     std::ofstream(dir_ / "ab.json") << R"({
-      "name": "ab", "model": "mlp", "device": "cpu",
+      "name": "ab", "model": "mlp", "device": "cpu", "test_delay_ms": 5,
       "dataset_options": {"samples": 512, "features": 128}, "model_options": {"hidden": 128},
       "steps": {"warmup": 2, "min": 10, "max": 40, "time_budget_s": 0.5, "rounds": 5},
       "axes": {"batch": [32]},
@@ -29,15 +31,16 @@ class AbSession : public tb::test::CliTest {
     })";
   }
   // A throwaway repository of 8 commits, c0 .. c7, whose matrix (at `matrix_path` in it) waits
-  // 20 ms per micro-batch from the 6th commit, c5, on: a slower input pipeline. Returns git's
-  // command prefix for it.
+  // 20 ms per micro-batch from the 6th commit, c5, on (5 ms before): a slower input pipeline.
+  // Returns git's command prefix for it.
   std::string make_planted_repo(const std::string& repo, const std::string& matrix_path) {
     const std::string git = "git -C " + repo + " -c user.name=tb -c user.email=tb@example.org ";
     EXPECT_EQ(tb::test::run_shell("git init -q " + repo + " >> " + p("log.txt") + " 2>&1"), 0);
     const std::string matrix = tb::test::slurp(dir_ / "ab.json");
     for (int i = 0; i < 8; ++i) {
       std::string m = matrix;
-      m.insert(m.find('{') + 1, "\"test_delay_ms\": " + std::string(i >= 5 ? "20" : "0") + ", ");
+      const std::string base_delay = "\"test_delay_ms\": 5";
+      if (i >= 5) m.replace(m.find(base_delay), base_delay.size(), "\"test_delay_ms\": 20");
       fs::create_directories((fs::path(repo) / matrix_path).parent_path());
       std::ofstream(fs::path(repo) / matrix_path) << m;
       std::ofstream(fs::path(repo) / "log") << "commit " << i << "\n";
@@ -62,7 +65,7 @@ TEST_F(AbSession, AaPassesPlantedSlowdownFails) {
   std::ifstream again(p("again.json"));
   EXPECT_EQ(nlohmann::json::parse(again).at("paired"), true);
 
-  // 20 ms per micro-batch on a step of about a millisecond: far beyond 25%.
+  // 20 ms per micro-batch instead of 5 on a step of about a millisecond more: far beyond 25%.
   EXPECT_EQ(trainbench(ab("slow") + " --fail-on-regression 25 --new-set test_delay_ms=20"), 1);
   EXPECT_NE(log().find("REGRESSION"), std::string::npos);
 }
@@ -122,15 +125,15 @@ TEST_F(AbSession, BisectExitCodesForGitBisectRun) {
 }
 
 // `git bisect run` with `ab --bisect` finds the commit that made training slower: a throwaway
-// repository of 8 commits whose matrix waits 20 ms per micro-batch from the 6th commit on (a
-// slower input pipeline); each step measures the checked-out matrix (NEW) side by side with the
+// repository of 8 commits whose matrix waits 20 ms per micro-batch from the 6th commit on, 5 ms
+// before (a slower input pipeline); each step measures the checked-out matrix (NEW) side by side with the
 // first commit's settings (OLD).
 TEST_F(AbSession, GitBisectRunNamesThePlantedCommit) {
   const std::string repo = p("repo");
   const std::string git = make_planted_repo(repo, "ab.json");
   const std::string step = std::string("OMP_NUM_THREADS=1 ") + TB_TRAINBENCH_BIN + " ab " + repo + "/ab.json --old " +
                            TB_TRAINBENCH_BIN + " --new " + TB_TRAINBENCH_BIN +
-                           " --old-set test_delay_ms=0 --fail-on-regression 25 --bisect --out " + p("steps") +
+                           " --old-set test_delay_ms=5 --fail-on-regression 25 --bisect --out " + p("steps") +
                            "/$(git -C " + repo + " rev-parse --short HEAD)";
   ASSERT_EQ(tb::test::run_shell(git + "bisect start HEAD HEAD~7 >> " + p("log.txt") + " 2>&1 && " + git +
                                 "bisect run sh -c '" + step + "' >> " + p("log.txt") + " 2>&1"),
