@@ -92,7 +92,11 @@ class InterruptResume : public tb::test::CliTest {
     const auto sent = Clock::now();
     kill(pid, sig);
     if (second_sig) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      // Standard signals do not queue: two sent before the run's handler took the first merge
+      // into one, which is a single Ctrl-C. A person's second Ctrl-C comes hundreds of
+      // milliseconds later; 50 ms leave a loaded machine time to deliver the first (2 ms did not
+      // on a CI machine running two tests at once), and are far less than a clean stop takes.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       kill(pid, second_sig);
     }
     int status = 0;
