@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <trainbench/runner/test_crash.hpp>
 #include <trainbench/support/error.hpp>
 
@@ -41,6 +43,8 @@ void expect_refused(const json& j, const std::string& field, const std::string& 
 TEST(IsolationSettings, DefaultsAndValues) {
   const auto none = parse_isolation_settings(matrix(), "m.json");
   EXPECT_FALSE(none.isolate);
+  EXPECT_EQ(none.hang_timeout_s, kDefaultHangTimeoutS);
+  EXPECT_EQ(parse_isolation_settings(matrix({{"hang_timeout_s", 2.5}}), "m.json").hang_timeout_s, 2.5);
   EXPECT_FALSE(none.test_crash.has_value());
   const auto s = parse_isolation_settings(
       matrix({{"isolate", true}, {"test_crash", {{"scenario", "/a2/"}, {"kind", "terminate"}, {"at_step", 4}}}}),
@@ -61,7 +65,10 @@ TEST(IsolationSettings, BadValuesNameTheField) {
   expect_refused(matrix({{"test_crash", {{"kind", "segv"}}}}), "test_crash.scenario", "is required");
   expect_refused(matrix({{"test_crash", {{"scenario", "a2"}}}}), "test_crash.kind", "is required");
   expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "boom"}}}}), "test_crash.kind",
-                 "unknown crash kind 'boom' (allowed: segv, abort, terminate)");
+                 "unknown crash kind 'boom' (allowed: segv, abort, terminate, hang)");
+  expect_refused(matrix({{"hang_timeout_s", 0}}), "hang_timeout_s", "must be a number of seconds from 1 to 604800");
+  expect_refused(matrix({{"hang_timeout_s", "10m"}}), "hang_timeout_s", "got \"10m\"");
+  expect_refused(matrix({{"hang_timeout_s", 1e9}}), "hang_timeout_s", "(a week)");
   expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "segv"}, {"at_step", -1}}}}),
                  "test_crash.at_step", "must be between 0 and 1100000, got -1");
   expect_refused(matrix({{"test_crash", {{"scenario", "a2"}, {"kind", "segv"}, {"at_step", 1.5}}}}),
@@ -72,8 +79,9 @@ TEST(IsolationSettings, BadValuesNameTheField) {
 
 TEST(IsolationSettings, NotPartOfTheDigest) {
   const auto plain = parse_matrix(matrix(), "m.json", {});
-  const auto isolated =
-      parse_matrix(matrix({{"isolate", true}, {"test_crash", {{"scenario", "a2"}, {"kind", "abort"}}}}), "m.json", {});
+  const auto isolated = parse_matrix(
+      matrix({{"isolate", true}, {"hang_timeout_s", 30}, {"test_crash", {{"scenario", "a2"}, {"kind", "abort"}}}}),
+      "m.json", {});
   EXPECT_EQ(scenarios_digest(expand(plain)), scenarios_digest(expand(isolated)));
 }
 
@@ -108,6 +116,13 @@ TEST(TestCrashDeathTest, EachKindDiesItsOwnWay) {
 #endif
   EXPECT_EXIT(crash_now(CrashKind::abort, "here"), ::testing::KilledBySignal(SIGABRT), "test_crash: abort here");
   EXPECT_EXIT(crash_now(CrashKind::terminate, "here"), ::testing::KilledBySignal(SIGABRT), "terminate called");
+  // A hang never returns: only a kill from outside ends it (here an alarm in the dying child).
+  EXPECT_EXIT(
+      {
+        ::alarm(1);
+        crash_now(CrashKind::hang, "here");
+      },
+      ::testing::KilledBySignal(SIGALRM), "test_crash: hang here");
 }
 
 TEST(TestCrashDeathTest, HookFiresOnlyForItsScenarioAndStep) {

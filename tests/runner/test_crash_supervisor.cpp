@@ -2,11 +2,15 @@
 // started afresh gets the extra environment, and which signals count as crashes.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <thread>
 
+#include <unistd.h>
+
 #include <trainbench/runner/crash_supervisor.hpp>
+#include <trainbench/runner/liveness.hpp>
 
 namespace tb {
 namespace {
@@ -58,6 +62,48 @@ TEST(CrashSupervisor, AChildStartedAfreshGetsTheExtraEnvironment) {
   EXPECT_TRUE(e.exited);
   EXPECT_EQ(e.code, 3);
   EXPECT_THROW(spawn_supervised({"/nonexistent/program"}, {}), std::runtime_error);
+}
+
+// A child that goes on saying it is alive is left alone however long it takes; one that falls
+// silent past the hang timeout is killed (SIGKILL) and comes back as hung.
+TEST(CrashSupervisor, AChildSilentPastTheHangTimeoutIsKilled) {
+  const SupervisedRun alive = run_supervised(
+      [] {
+        for (int i = 0; i < 12; ++i) {
+          signal_progress();
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return 4;
+      },
+      /*hang_timeout_s=*/0.5);
+  leave_if_child(alive);
+  ASSERT_TRUE(alive.child_exit);
+  EXPECT_TRUE(alive.child_exit->exited) << alive.child_exit->describe();
+  EXPECT_EQ(alive.child_exit->code, 4);
+
+  const SupervisedRun hung = run_supervised(
+      [] {
+        signal_progress();
+        for (;;) ::pause();
+        return 0;
+      },
+      /*hang_timeout_s=*/0.5);
+  leave_if_child(hung);
+  ASSERT_TRUE(hung.child_exit);
+  EXPECT_EQ(hung.child_exit->signal, SIGKILL);
+  EXPECT_EQ(hung.child_exit->hung_after_s, 0.5);
+  EXPECT_NE(hung.child_exit->describe().find("after 0.5 s without progress"), std::string::npos)
+      << hung.child_exit->describe();
+}
+
+// A child started afresh finds the pipe in its environment; one that never reads it is hung.
+TEST(CrashSupervisor, AChildStartedAfreshIsWatchedToo) {
+  const ChildExit told = spawn_supervised({"/bin/sh", "-c", "test -n \"$TRAINBENCH_LIVENESS_FD\""}, {}, 5);
+  EXPECT_TRUE(told.exited);
+  EXPECT_EQ(told.code, 0);
+  const ChildExit silent = spawn_supervised({"/bin/sleep", "30"}, {}, 0.5);
+  EXPECT_EQ(silent.signal, SIGKILL);
+  EXPECT_GT(silent.hung_after_s, 0);
 }
 
 TEST(CrashSupervisor, ThreadsAreCounted) {

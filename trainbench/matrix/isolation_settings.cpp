@@ -8,6 +8,8 @@ namespace tb {
 
 namespace {
 
+constexpr double kMaxHangTimeoutS = 7 * 24 * 3600;
+
 // Steps a scenario can run at most (warm-up plus measured): a larger at_step could never fire.
 constexpr long long kMaxCrashStep = static_cast<long long>(kMaxSteps) + kMaxWarmupSteps;
 
@@ -54,6 +56,14 @@ IsolationSettings parse_isolation_settings(const nlohmann::json& matrix, const s
     const auto& v = matrix["isolate"];
     if (!v.is_boolean()) throw InputError(file, "isolate", "must be true or false, got " + excerpt(v));
     s.isolate = v.get<bool>();
+  }
+  if (matrix.contains("hang_timeout_s")) {
+    const auto& v = matrix["hang_timeout_s"];
+    if (!v.is_number() || v.get<double>() < 1 || v.get<double>() > kMaxHangTimeoutS)
+      throw InputError(file, "hang_timeout_s",
+                       "must be a number of seconds from 1 to " + std::to_string(static_cast<int>(kMaxHangTimeoutS)) +
+                           " (a week), got " + excerpt(v));
+    s.hang_timeout_s = v.get<double>();
   }
   if (matrix.contains("test_crash")) s.test_crash = parse_test_crash(matrix["test_crash"], file);
   return s;

@@ -23,34 +23,12 @@ namespace tb {
 using nlohmann::json;
 
 const std::vector<std::string>& matrix_keys() {
-  static const std::vector<std::string> keys = {"$schema",
-                                                "name",
-                                                "description",
-                                                "model",
-                                                "dataset",
-                                                "dataset_options",
-                                                "model_options",
-                                                "device",
-                                                "optimizer",
-                                                "seed",
-                                                "steps",
-                                                "axes",
-                                                "hold_effective_batch",
-                                                "exclude",
-                                                "gates",
-                                                "configurations",
-                                                "baseline",
-                                                "profile",
-                                                "capacity",
-                                                "contention",
-                                                "test_delay_ms",
-                                                "isolate",
-                                                "test_crash",
-                                                "scaling",
-                                                "data_parallel",
-                                                "model_overrides",
-                                                "loop",
-                                                "python"};
+  static const std::vector<std::string> keys = {
+      "$schema", "name",           "description", "model",   "dataset",       "dataset_options",      "model_options",
+      "device",  "optimizer",      "seed",        "steps",   "axes",          "hold_effective_batch", "exclude",
+      "gates",   "configurations", "baseline",    "profile", "capacity",      "contention",           "test_delay_ms",
+      "isolate", "hang_timeout_s", "test_crash",  "scaling", "data_parallel", "model_overrides",      "loop",
+      "python"};
   return keys;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 namespace tb {
@@ -36,7 +37,13 @@ ChildExit ChildExit::from_wait_status(int status) {
 std::string ChildExit::describe() const {
   if (exited) return "exit code " + std::to_string(code);
   const char* name = ::strsignal(signal);
-  return "signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+  std::string text = "signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+  if (hung_after_s > 0) {
+    std::ostringstream after;
+    after << " after " << hung_after_s << " s without progress (a hang: the matrix's hang_timeout_s)";
+    text += after.str();
+  }
+  return text;
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOptions& options) {

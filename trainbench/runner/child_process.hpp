@@ -15,9 +15,13 @@ namespace tb {
 // How a child ended: exited with a code, or killed by a signal.
 struct ChildExit {
   bool exited = false;
-  int code = 0;                                   // when exited
-  int signal = 0;                                 // when killed
-  std::string describe() const;                   // "exit code 2", "signal 11 (Segmentation fault)"
+  int code = 0;    // when exited
+  int signal = 0;  // when killed
+  // > 0: killed by this process after that many seconds without a sign of progress (a hang).
+  double hung_after_s = 0;
+  // "exit code 2", "signal 11 (Segmentation fault)", "signal 9 (Killed) after 120 s without
+  // progress (a hang: the matrix's hang_timeout_s)"
+  std::string describe() const;
   static ChildExit from_wait_status(int status);  // waitpid's status
 };
 

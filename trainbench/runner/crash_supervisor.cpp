@@ -1,18 +1,22 @@
 #include <trainbench/runner/crash_supervisor.hpp>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+
+#include <trainbench/runner/liveness.hpp>
 
 extern char** environ;
 
@@ -63,12 +67,59 @@ void detach_child() {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
-ChildExit wait_for(pid_t child) {
+// The pipe a supervised child signals its progress on: the read end here, the write end (never
+// blocking: a full pipe already says enough) for the child. `inherit`: the write end survives an
+// exec (spawn_supervised), else it is closed there (a forked run's own children are not it).
+struct LivenessPipe {
+  int read = -1, write = -1;
+  explicit LivenessPipe(bool inherit) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+      throw std::runtime_error(std::string("cannot start the run's process: pipe: ") + std::strerror(errno));
+    read = fds[0];
+    write = fds[1];
+    if (inherit) ::fcntl(write, F_SETFD, 0);
+  }
+};
+
+// Waits for `child`, draining its signs of progress from `beats` (closed here). With
+// `hang_timeout_s` > 0, a child silent that long is killed with its process group.
+ChildExit wait_for(pid_t child, int beats, double hang_timeout_s) {
+  using Clock = std::chrono::steady_clock;
   const WaitingSignals signals(child);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("waiting for the run's process: ") + std::strerror(errno));
-  return ChildExit::from_wait_status(status);
+  const auto timeout = std::chrono::duration<double>(hang_timeout_s);
+  auto last_sign = Clock::now();
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) {
+      if (beats >= 0) ::close(beats);
+      return ChildExit::from_wait_status(status);
+    }
+    if (done < 0 && errno != EINTR) {
+      if (beats >= 0) ::close(beats);
+      throw std::runtime_error(std::string("waiting for the run's process: ") + std::strerror(errno));
+    }
+    pollfd p{beats, POLLIN, 0};
+    const int ready = ::poll(&p, beats >= 0 ? 1 : 0, 100);
+    if (ready > 0 && (p.revents & POLLIN) != 0) {
+      char drained[256];
+      while (::read(beats, drained, sizeof drained) > 0) {}
+      last_sign = Clock::now();
+    } else if (ready > 0) {  // hung up: every writer is gone, only the exit is left to see
+      ::close(beats);
+      beats = -1;
+    }
+    if (hang_timeout_s > 0 && Clock::now() - last_sign > timeout) {
+      ::kill(-child, SIGKILL);
+      ::kill(child, SIGKILL);
+      while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+      if (beats >= 0) ::close(beats);
+      ChildExit exit = ChildExit::from_wait_status(status);
+      exit.hung_after_s = hang_timeout_s;
+      return exit;
+    }
+  }
 }
 
 }  // namespace
@@ -85,19 +136,23 @@ bool is_crash_signal(int signal) {
   }
 }
 
-SupervisedRun run_supervised(const std::function<int()>& body) {
+SupervisedRun run_supervised(const std::function<int()>& body, double hang_timeout_s) {
   // Buffered output would be written twice, by both processes.
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  const LivenessPipe liveness(/*inherit=*/false);
   const pid_t child = ::fork();
   if (child < 0) throw std::runtime_error(std::string("cannot start the run's process: ") + std::strerror(errno));
   if (child == 0) {
     detach_child();
+    ::close(liveness.read);
+    set_liveness_fd(liveness.write);
     return {std::nullopt, body()};
   }
+  ::close(liveness.write);
   ::setpgid(child, child);  // also here: no signal may reach the group before the child made it
-  return {wait_for(child), 0};
+  return {wait_for(child, liveness.read, hang_timeout_s), 0};
 }
 
 void end_like_child(int signal) {
@@ -125,13 +180,16 @@ bool single_threaded() {
   return !ec && threads == 1;
 }
 
-ChildExit spawn_supervised(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+ChildExit spawn_supervised(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                           double hang_timeout_s) {
+  const LivenessPipe liveness(/*inherit=*/true);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> env_text;
   for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
   for (const auto& e : extra_env) env_text.push_back(e);
+  env_text.push_back(std::string(kLivenessFdVariable) + "=" + std::to_string(liveness.write));
   std::vector<char*> env;
   for (auto& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
@@ -147,6 +205,7 @@ ChildExit spawn_supervised(const std::vector<std::string>& argv, const std::vect
   if (child < 0) throw std::runtime_error(std::string("cannot start ") + argv[0] + ": " + std::strerror(errno));
   if (child == 0) {
     ::close(report[0]);
+    ::close(liveness.read);
     detach_child();
     ::execve(args[0], args.data(), env.data());
     const int error = errno;  // exec failed: tell the parent why, then go
@@ -154,15 +213,17 @@ ChildExit spawn_supervised(const std::vector<std::string>& argv, const std::vect
     ::_exit(127);
   }
   ::close(report[1]);
+  ::close(liveness.write);
   ::setpgid(child, child);
   int error = 0;
   const auto got = ::read(report[0], &error, sizeof error);  // end of file: exec succeeded
   ::close(report[0]);
   if (got == static_cast<ssize_t>(sizeof error)) {
     ::waitpid(child, nullptr, 0);
+    ::close(liveness.read);
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
   }
-  return wait_for(child);
+  return wait_for(child, liveness.read, hang_timeout_s);
 }
 
 }  // namespace tb

@@ -1,5 +1,7 @@
 #include <trainbench/runner/test_crash.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -8,7 +10,7 @@
 namespace tb {
 
 const std::vector<std::string>& crash_kind_names() {
-  static const std::vector<std::string> names = {"segv", "abort", "terminate"};
+  static const std::vector<std::string> names = {"segv", "abort", "terminate", "hang"};
   return names;
 }
 
@@ -33,6 +35,8 @@ void crash_now(CrashKind kind, const std::string& where) {
     }
     case CrashKind::abort: std::abort();
     case CrashKind::terminate: std::terminate();
+    case CrashKind::hang:
+      for (;;) ::pause();  // a signal's handler runs and returns here: still hung
   }
   std::abort();  // unreachable unless address 0 is writable
 }

@@ -4,7 +4,8 @@
 // every one of them reads in the ids and the report. Where this LibTorch has the oneDNN heap
 // corruption of tests/repro/onednn_channels_last_1x1_conv.py (AVX2 kernels), the fp32
 // channels-last scenarios crash inside it: each is "crashed" with its signal, and the rest of
-// the matrix is measured (runner/crash_supervisor.hpp).
+// the matrix is measured (runner/crash_supervisor.hpp). The corruption can also hang the process
+// (a CI run waited out the 900 s test timeout): a scenario silent for 120 s is killed, "crashed".
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -23,9 +24,10 @@ using nlohmann::json;
 
 // Runs the plain-PyTorch reproducer: true when it crashed (this LibTorch has the bug on this CPU
 // class), false when it ran without crashing (exit 0, or 3: a wrong gradient only); a reproducer
-// that could not run fails the test.
+// that could not run fails the test. A corrupted heap can hang instead of aborting: killed after
+// 120 s (timeout's exit 137), that counts as crashed too.
 bool onednn_1x1_conv_crashes() {
-  const std::string command = std::string(TRAINBENCH_PYTHON_EXECUTABLE) + " " + TB_SOURCE_DIR +
+  const std::string command = "timeout -s KILL 120 " + std::string(TRAINBENCH_PYTHON_EXECUTABLE) + " " + TB_SOURCE_DIR +
                               "/tests/repro/onednn_channels_last_1x1_conv.py > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return false;
@@ -39,7 +41,7 @@ class FieldMatrix : public tb::test::CliTest {};
 TEST_F(FieldMatrix, CpuMeasuresWhatItCanAndSkipsTheRestWithReasons) {
   const std::string shrink =
       " --set device=cpu --set dataset_options.samples=64 --set 'dataset_options.shape=[3,16,16]'"
-      " --set model_options.width=4 --set axes.batch=8"
+      " --set model_options.width=4 --set axes.batch=8 --set hang_timeout_s=120"
       " --set 'steps={\"warmup\":1,\"min\":2,\"max\":3,\"time_budget_s\":1,\"rounds\":2}'";
   const bool onednn_bug = onednn_1x1_conv_crashes();
   ASSERT_EQ(trainbench("run " + std::string(TB_SOURCE_DIR) + "/scenarios/field.json --out " + p("out") +

@@ -3,7 +3,7 @@
 // signal and the end of its stderr in the message) while the other two finish ok, and `run`
 // exits 1. Without --isolate the same crash kills the run's process, and its parent finishes the
 // matrix isolated from what was saved (runner/crash_supervisor.hpp): the same outcome, with the
-// crash said once on stderr.
+// crash said once on stderr. A planted hang ends the same way after the hang timeout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,6 +107,20 @@ TEST_F(Isolate, ACrashBeforeTheFirstSaveStartsTheRunAgainIsolated) {
   for (const auto& s : r["scenarios"])
     EXPECT_EQ(s["status"], s["id"].get<std::string>().find("/a2/") != std::string::npos ? "crashed" : "ok") << s.dump();
   EXPECT_EQ(r["provenance"]["isolated"], true);
+}
+
+// A hang is a crash that does not end the process: an isolated worker that gives no reply for
+// hang_timeout_s is killed and its scenario is "crashed"; without isolation the run's process
+// falls silent, is killed by `run`, and the matrix is finished isolated as after a crash.
+TEST_F(Isolate, AHangIsOneCrashedScenarioAfterTheHangTimeout) {
+  EXPECT_EQ(run_tiny("--isolate --set hang_timeout_s=3 " + crash("hang")), 1);
+  const std::string message = expect_one_crashed("signal 9", "test_crash: hang in scenario mlp/fp32/w0/a2/b16");
+  EXPECT_NE(message.find("after 3 s without progress (a hang"), std::string::npos) << message;
+  EXPECT_EQ(run_tiny("--force --set hang_timeout_s=3 " + crash("hang")), 1);
+  expect_one_crashed("signal 9", "test_crash: hang");
+  EXPECT_NE(log().find("the run's process showed no progress for 3 s (the matrix's hang_timeout_s) and was killed"),
+            std::string::npos)
+      << log();
 }
 
 TEST_F(Isolate, CleanIsolatedRunIsOk) {

@@ -19,6 +19,7 @@
 #include <trainbench/results/history_location.hpp>
 #include <trainbench/runner/crash_supervisor.hpp>
 #include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/liveness.hpp>
 #include <trainbench/runner/rank_environment.hpp>
 #include <trainbench/runner/rank_launcher.hpp>
 #include <trainbench/runner/resume_check.hpp>
@@ -121,9 +122,14 @@ int run_exit_code(const RunResult& run, const std::string& out_dir, std::ostream
 void load_for_run(const RunArgs& a, MatrixSpec& spec, RunOptions& options, ConsoleProgress& console) {
   auto loaded = load_matrix_with_isolation(a.matrix, default_parse_options(), a.sets);
   spec = std::move(loaded.spec);
-  check_python_loops(expand(spec), a.matrix);  // a Python loop's file and function, before anything runs
+  const auto scenarios = expand(spec);
+  check_python_loops(scenarios, a.matrix);  // a Python loop's file and function, before anything runs
   options.formats = a.formats == "none" ? std::vector<std::string>{} : parse_report_formats(a.formats);
   options.isolate = a.isolate.value_or(loaded.isolation.isolate);
+  options.hang_timeout_s = loaded.isolation.hang_timeout_s;
+  // A Python loop's worker may be silent for its own python.timeout_s: the run is not hung before.
+  for (const auto& s : scenarios)
+    if (s.loop == LoopKind::python) options.hang_timeout_s = std::max(options.hang_timeout_s, s.python.timeout_s);
   options.set_overrides = a.sets;
   // Without --isolate a planted crash takes this process down, as a real one would.
   if (loaded.isolation.test_crash) options.test_hook = make_test_crash_hook(*loaded.isolation.test_crash);
@@ -259,9 +265,15 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err);
 // resume keeps every finished scenario.
 int finish_isolated(const ParsedArgs& p, const std::string& out_dir, const ChildExit& end, std::ostream& out,
                     std::ostream& err) {
-  err << "trainbench: the run's process ended with " << end.describe()
-      << " (a crash inside LibTorch, a model or a dataset); what it saved is kept, and the rest is measured with "
-         "each scenario in its own process (--isolate), so the crash ends one scenario\n";
+  if (end.hung_after_s > 0)
+    err << "trainbench: the run's process showed no progress for " << end.hung_after_s
+        << " s (the matrix's hang_timeout_s) and was killed: a hang inside LibTorch, a model or a dataset; what it "
+           "saved is kept, and the rest is measured with each scenario in its own process (--isolate), so the hang "
+           "ends one scenario\n";
+  else
+    err << "trainbench: the run's process ended with " << end.describe()
+        << " (a crash inside LibTorch, a model or a dataset); what it saved is kept, and the rest is measured with "
+           "each scenario in its own process (--isolate), so the crash ends one scenario\n";
   std::vector<std::string> tokens;
   if (std::filesystem::exists(std::filesystem::path(out_dir) / "results.json")) {
     tokens = {"--resume", out_dir, "--isolate"};
@@ -331,10 +343,13 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   };
   // Isolated scenarios and data-parallel ranks are contained already; the child of a supervised
   // run is not supervised again.
-  if (options.isolate || world || std::getenv(kSupervisedChildVariable) != nullptr) return measure();
+  if (options.isolate || world || std::getenv(kSupervisedChildVariable) != nullptr) {
+    set_liveness_fd_from_environment();  // a supervised child started afresh tells its parent it is alive
+    return measure();
+  }
   std::optional<ChildExit> end;
   if (single_threaded()) {
-    const SupervisedRun supervised = run_supervised(measure);
+    const SupervisedRun supervised = run_supervised(measure, options.hang_timeout_s);
     if (!supervised.child_exit) return supervised.body_code;  // the child: the run itself
     end = supervised.child_exit;
   } else {
@@ -342,10 +357,11 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
     std::vector<std::string> argv = {"/proc/self/exe", "run"};
     for (auto& token : p.tokens_without({"--out"})) argv.push_back(std::move(token));
     argv.insert(argv.end(), {"--out", options.out_dir});
-    end = spawn_supervised(argv, {std::string(kSupervisedChildVariable) + "=1"});
+    end = spawn_supervised(argv, {std::string(kSupervisedChildVariable) + "=1"}, options.hang_timeout_s);
   }
   if (end->exited) return end->code;
-  if (!is_crash_signal(end->signal)) end_like_child(end->signal);  // stopped from outside: as the child was
+  // Stopped from outside: end as the child did. A hang is a crash that did not end the process.
+  if (!is_crash_signal(end->signal) && end->hung_after_s == 0) end_like_child(end->signal);
   return finish_isolated(p, options.out_dir, *end, out, err);
 }
 

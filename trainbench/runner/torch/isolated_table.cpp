@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <utility>
 
@@ -15,7 +16,22 @@ namespace tb {
 
 namespace {
 
-bool give_up_on_interrupt() { return interrupted(); }
+// Waiting for a worker's reply: stop on Ctrl-C, or when it has been silent past the hang
+// timeout (a deadlock, a loop on a corrupted heap: a hang is a crash that does not end the
+// process). `hung` says which.
+struct ReplyWait {
+  std::chrono::steady_clock::time_point deadline;
+  bool hung = false;
+  explicit ReplyWait(double hang_timeout_s)
+      : deadline(std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(hang_timeout_s > 0 ? hang_timeout_s : 1e9))) {}
+  bool operator()() {
+    if (interrupted()) return true;
+    hung = std::chrono::steady_clock::now() > deadline;
+    return hung;
+  }
+};
 
 std::string this_executable() {
   char buf[4096];
@@ -108,6 +124,14 @@ void IsolatedScenarioTable::crashed(std::size_t i, const std::string& during, co
   conclude(i, std::move(r), /*stderr_quoted=*/true);
 }
 
+void IsolatedScenarioTable::hung(std::size_t i, const std::string& during) {
+  slots_[i].worker.reset();  // kills (SIGKILL) and reaps it: a hung worker never reads its end of input
+  ChildExit how;
+  how.signal = SIGKILL;
+  how.hung_after_s = options_.hang_timeout_s;
+  crashed(i, during, how);
+}
+
 void IsolatedScenarioTable::failed(std::size_t i, const std::string& why) {
   ScenarioResult r;
   r.status = ScenarioStatus::failed;
@@ -140,13 +164,17 @@ void IsolatedScenarioTable::conclude(std::size_t i, ScenarioResult result, bool 
 void IsolatedScenarioTable::segment(std::size_t i, int round) {
   Slot& slot = slots_[i];
   if (slot.result || (!slot.worker && !start(i))) return;
-  auto reply = slot.worker->segment({slot.matrix_index, round, /*snapshot=*/true}, give_up_on_interrupt);
+  ReplyWait wait(options_.hang_timeout_s);
+  auto reply = slot.worker->segment({slot.matrix_index, round, /*snapshot=*/true}, std::ref(wait));
+  const std::string during =
+      "round " + std::to_string(round + 1) + (slot.segments == 0 ? " (its set-up or first segment)" : "");
+  if (!reply && wait.hung) return hung(i, during);
   if (!reply && interrupted()) {
     slot.worker.reset();  // kills it: its unfinished segment is dropped, as in-process
     return;               // interrupt_unfinished() records it
   }
   if (!reply) {
-    crashed(i, "round " + std::to_string(round + 1) + (slot.segments == 0 ? " (its set-up or first segment)" : ""));
+    crashed(i, during);
     return;
   }
   ++slot.segments;
@@ -159,13 +187,16 @@ void IsolatedScenarioTable::finish(std::size_t i) {
   Slot& slot = slots_[i];
   // A scenario never measured (every round skipped it) is still built by its worker, to say why.
   if (slot.result || (!slot.worker && !start(i))) return;
-  auto reply = slot.worker->finish_one(slot.matrix_index, give_up_on_interrupt);
+  ReplyWait wait(options_.hang_timeout_s);
+  auto reply = slot.worker->finish_one(slot.matrix_index, std::ref(wait));
+  const std::string during = "its finish (divergence check, memory budget, profiling pass)";
+  if (!reply && wait.hung) return hung(i, during);
   if (!reply && interrupted()) {
     slot.worker.reset();
     return;  // interrupt_unfinished() records it
   }
   if (!reply) {
-    crashed(i, "its finish (divergence check, memory budget, profiling pass)");
+    crashed(i, during);
     return;
   }
   conclude(i, std::move(reply->result));

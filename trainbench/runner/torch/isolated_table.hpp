@@ -17,7 +17,8 @@
 // worker's stderr goes to a file in the results folder (".worker-N-PID.stderr", removed
 // when the worker is done), never to a pipe: a chatty worker can then never block while this
 // process waits for its reply. Workers live in their own process group (Ctrl-C reaches `run`
-// only) and die with `run`. A worker that hangs is not detected: there is no timeout.
+// only) and die with `run`. A worker that gives no reply for options.hang_timeout_s (a deadlock,
+// a loop on a corrupted heap) is killed, and its scenario is "crashed" as one that hung.
 //
 // Ctrl-C reaches `run` only: while it waits for a worker's reply it polls interrupted(), and
 // once set it kills that worker (its unfinished segment is dropped, as in-process) and returns;
@@ -77,6 +78,8 @@ class IsolatedScenarioTable final : public ScenarioSet {
   // The worker died (or broke the protocol) during `during`: the scenario is "crashed".
   void crashed(std::size_t i, const std::string& during);
   void crashed(std::size_t i, const std::string& during, const ChildExit& how);
+  // The worker gave no reply for the hang timeout during `during`: killed, the scenario "crashed".
+  void hung(std::size_t i, const std::string& during);
   // The worker could not start or did not agree on the matrix: the scenario is "failed".
   void failed(std::size_t i, const std::string& why);
   // Records scenario i's result, lets its worker go and tells the listener.

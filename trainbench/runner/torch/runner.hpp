@@ -37,6 +37,8 @@ struct RunOptions {
   // which reads the matrix file again with the same overrides and runs `worker_program` (""
   // : this executable).
   bool isolate = false;
+  // A worker silent this long (no reply to a segment or a finish) is killed as hung: "crashed".
+  double hang_timeout_s = 600;
   std::vector<std::string> set_overrides;
   std::string worker_program;
   // A data-parallel run: this process's place among the ranks (nullptr: one process). Rank 0

@@ -26,6 +26,7 @@
 #include <trainbench/profiling/rank_trace_merge.hpp>
 #include <trainbench/profiling/torch/profile_pass.hpp>
 #include <trainbench/runner/interrupt.hpp>
+#include <trainbench/runner/liveness.hpp>
 #include <trainbench/runner/python_loop_worker.hpp>
 #include <trainbench/runner/stopping_criterion.hpp>
 #include <trainbench/support/error.hpp>
@@ -218,6 +219,7 @@ Distribution ScenarioSession::State::timing() const {
 ScenarioSession::ScenarioSession(const ScenarioParams& params, const RunOptions& options, Clock::time_point run_start,
                                  std::int64_t base_rss_bytes, const std::string& group_tag)
     : s_(std::make_unique<State>(params, options)) {
+  signal_progress();  // building a scenario, measuring a segment, finishing: each says "still going"
   auto& s = *s_;
   const ScenarioParams& p = s.params;
   TB_NVTX_SCENARIO(scenario_id(p));
@@ -444,6 +446,7 @@ void ScenarioSession::run_python_segment(State& s, int round) {
 }
 
 void ScenarioSession::run_segment(int round) {
+  signal_progress();
   auto& s = *s_;
   if (s.python) return run_python_segment(s, round);
   const ScenarioParams& p = s.params;
@@ -602,6 +605,7 @@ ScenarioResult ScenarioSession::snapshot() const {
 }
 
 ScenarioResult ScenarioSession::finish() {
+  signal_progress();
   auto& s = *s_;
   ScenarioResult r = s.result();
   if (const auto reason = detect_divergence(r.loss_curve)) {
