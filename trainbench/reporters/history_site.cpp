@@ -6,6 +6,7 @@
 #include <set>
 
 #include <trainbench/build_config.hpp>
+#include <trainbench/reporters/embedded_assets.hpp>
 #include <trainbench/reporters/html_chart_data.hpp>
 #include <trainbench/reporters/html_page.hpp>
 #include <trainbench/reporters/report_format.hpp>
@@ -18,14 +19,8 @@ namespace {
 using html_page::esc;
 using nlohmann::json;
 
-// Site-only styles: the change badges and the page's navigation.
-const char* const kSiteStyle = R"css(
-nav.site { font-size: 0.9em; margin-bottom: 0.6em; }
-.regression { color: #cf222e; font-weight: 600; }
-.improvement { color: #1a7f37; font-weight: 600; }
-.quiet { color: #57606a; }
-tr.contended td { background: #fff8c5; }
-)css";
+// Site-only styles (assets/site.css): the change badges and the page's navigation.
+const char* const kSiteStyle = embedded_assets::kSiteCss;
 
 // The commit under test (else trainbench's revision), short.
 std::string commit_of(const TrendPoint& p) {
