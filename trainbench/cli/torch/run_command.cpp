@@ -1,5 +1,7 @@
 #include <trainbench/cli/torch/run_command.hpp>
 
+#include <trainbench/cli/torch/matrix_options.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -44,12 +46,6 @@ std::string command_text(const std::vector<std::string>& words) {
   for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
   return text;
 }
-
-// Options shared by run, list and capacity.
-const Option kSetOption{"--set", "PATH=JSON", "override one matrix value, e.g. --set steps.max=80", true};
-const Option kOutOption{"--out", "DIR", "results folder (default results/<run-id>/)"};
-const Option kMemoryBudgetOption{"--memory-budget", "SIZE",
-                                 "CPU: a scenario whose peak RSS exceeds SIZE (e.g. 2GiB) is \"oom\""};
 
 // run's command line as read from its option table.
 struct RunArgs {
@@ -365,67 +361,6 @@ int run(const ParsedArgs& p, std::ostream& out, std::ostream& err) {
   return finish_isolated(p, options.out_dir, *end, out, err);
 }
 
-int list(const ParsedArgs& p, std::ostream& out, std::ostream&) {
-  TB_CHECK_INPUT(!p.positionals().empty(), "command line", "MATRIX", "trainbench list needs a matrix file");
-  const auto spec = load_matrix(p.positionals()[0], default_parse_options(), p.values("--set"));
-  out << format_scenario_list(spec, expand(spec));
-  return as_int(ExitCode::ok);
-}
-
-int capacity(const ParsedArgs& p, std::ostream& out, std::ostream&) {
-  TB_CHECK_INPUT(!p.positionals().empty(), "command line", "MATRIX", "trainbench capacity needs a matrix file");
-  const RunArgs a = read_run_args(p);
-  const MatrixSpec spec = load_matrix(a.matrix, default_parse_options(), a.sets);
-  for (const ScenarioParams& s : expand(spec))
-    TB_CHECK_INPUT(s.loop == LoopKind::cpp, a.matrix, "loop",
-                   "trainbench capacity probes trainbench's C++ loop; " + scenario_id(s) +
-                       " is a Python loop (docs/python-loop.md): run it with its batch sizes instead");
-  RunOptions options;
-  options.run_id = make_run_id(spec) + "-capacity";
-  options.out_dir = a.out_dir.empty() ? "results/" + options.run_id : a.out_dir;
-  ensure_writable_dir(options.out_dir);
-  const RunFolderLock folder_lock(options.out_dir, "trainbench capacity " + a.matrix);
-  ConsoleProgress console(out, a.progress.value_or(Detail::normal));
-  options.listener = a.progress ? &console : nullptr;
-  options.memory_budget_bytes = a.memory_budget;
-  options.profile = false;
-  options.formats = {"md", "html"};
-  options.history_db = "";
-  options.command_line = {"trainbench", "capacity"};
-  for (auto& token : p.tokens_without({})) options.command_line.push_back(std::move(token));
-  install_interrupt_handlers();  // Ctrl-C keeps the searches already finished
-  run_capacity(spec, options);
-  if (interrupted()) {
-    out << "trainbench capacity: interrupted; the searches finished before it are in " << options.out_dir << "\n";
-    return interrupt_exit_code();
-  }
-  return as_int(ExitCode::ok);
-}
-
-int models(const ParsedArgs&, std::ostream& out, std::ostream&) {
-  const auto& reg = Registry::instance();
-  const auto print_options = [&](const char* section, const std::vector<OptionSpec>& options) {
-    if (options.empty()) out << "      (no " << section << ")\n";
-    for (const auto& o : options) out << "      " << section << "." << describe_option(o) << "\n";
-  };
-  out << "models:\n";
-  for (const auto& name : reg.model_names()) {
-    const auto& m = reg.model(name);
-    out << "  " << name << "  (default dataset: " << m.default_dataset << ")  " << m.description << "\n";
-    if (!m.reference.empty()) out << "      reference: " << m.reference << "\n";
-    print_options("model_options", m.options);
-  }
-  out << "datasets:\n";
-  for (const auto& name : reg.dataset_names()) {
-    const auto& d = reg.dataset(name);
-    out << "  " << name << "  " << d.description << "\n";
-    print_options("dataset_options", d.options);
-  }
-  return as_int(ExitCode::ok);
-}
-
-const Positional kMatrixPositional{"MATRIX", "a scenario matrix (JSON, see docs/writing-a-matrix.md)"};
-
 }  // namespace
 
 const Command& run_command() {
@@ -480,40 +415,6 @@ const Command& run_command() {
                    "could not be written; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (finish it with\n"
                    "run --resume DIR)\n"},
       run};
-  return command;
-}
-
-const Command& list_command() {
-  static const Command command{{.name = "list",
-                                .summary = "print the expanded scenarios without running them",
-                                .synopses = {"MATRIX [--set PATH=JSON]..."},
-                                .positionals = {kMatrixPositional},
-                                .options = {kSetOption},
-                                .epilogue = "exit codes: 0 ok, 2 bad input\n"},
-                               list};
-  return command;
-}
-
-const Command& capacity_command() {
-  static const Command command{
-      {.name = "capacity",
-       .summary = "largest and fastest batch per model and precision",
-       .synopses = {"MATRIX [--memory-budget SIZE] [--out DIR] [--set PATH=JSON]... [--quiet | --verbose]"},
-       .description = "Searches the largest batch that fits and the fastest one, per model and precision;\n"
-                      "writes a capacity report (md, html) to DIR.\n",
-       .positionals = {kMatrixPositional},
-       .options = {kMemoryBudgetOption, kOutOption, kSetOption, kQuietOption, kVerboseOption},
-       .epilogue = "exit codes: 0 ok, 2 bad input, 5 an output could not be written; 130/143/129 interrupted\n"
-                   "by SIGINT/SIGTERM/SIGHUP (the searches finished before it are saved)\n"},
-      capacity};
-  return command;
-}
-
-const Command& models_command() {
-  static const Command command{{.name = "models",
-                                .summary = "registered models and datasets, with their options",
-                                .epilogue = "exit codes: 0 ok, 2 bad input\n"},
-                               models};
   return command;
 }
 
