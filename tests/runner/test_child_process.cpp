@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -28,6 +30,26 @@ TEST(ChildProcess, EchoesLinesAndExitsAtEndOfInput) {
   EXPECT_EQ(how.code, 0);
   EXPECT_EQ(how.describe(), "exit code 0");
   EXPECT_FALSE(cat.read_line().has_value());
+}
+
+// The child's environment is this process's with the options' entries set on top; this
+// process's own is left as it was, however many children were started.
+TEST(ChildProcess, EnvironmentIsTheChildsOnly) {
+  ::setenv("TB_CHILD_ENV_TEST", "parent", 1);
+  for (int i = 0; i < 2; ++i) {
+    ChildProcess sh({"/bin/sh", "-c", "echo \"$TB_CHILD_ENV_TEST $TB_CHILD_ENV_NEW\"; echo \"$HOME\""},
+                    {.environment = {"TB_CHILD_ENV_TEST=child", "TB_CHILD_ENV_NEW=added"}});
+    EXPECT_EQ(sh.read_line(), "child added");
+    EXPECT_EQ(sh.read_line(), std::string(std::getenv("HOME")));  // the rest is inherited
+    EXPECT_TRUE(sh.wait().exited);
+  }
+  EXPECT_STREQ(std::getenv("TB_CHILD_ENV_TEST"), "parent");
+  EXPECT_EQ(std::getenv("TB_CHILD_ENV_NEW"), nullptr);
+  const auto env = tb::environment_with({"TB_CHILD_ENV_TEST=x"});
+  EXPECT_EQ(
+      std::count_if(env.begin(), env.end(), [](const std::string& e) { return e.rfind("TB_CHILD_ENV_TEST=", 0) == 0; }),
+      1);
+  ::unsetenv("TB_CHILD_ENV_TEST");
 }
 
 TEST(ChildProcess, ProgramThatCannotStartIsNamed) {

@@ -7,10 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace tb {
 
@@ -46,6 +49,19 @@ std::string ChildExit::describe() const {
   return text;
 }
 
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const std::string& o) { return name_of(o) == name_of(entry); });
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOptions& options) {
   if (argv.empty()) throw std::invalid_argument("ChildProcess: empty argv");
   program_ = argv[0];
@@ -65,6 +81,11 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOpti
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Built before fork: the child may only make async-signal-safe calls until exec.
+  std::vector<std::string> env_text = environment_with(options.environment);
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("cannot start " + program_ + ": " + std::strerror(errno));
@@ -78,7 +99,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ChildOpti
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
     }
-    ::execvp(args[0], args.data());
+    ::execvpe(args[0], args.data(), env.data());
     const int err = errno;
     (void)!::write(status_pipe[1], &err, sizeof err);
     ::_exit(127);

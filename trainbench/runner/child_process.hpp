@@ -34,7 +34,14 @@ struct ChildOptions {
   // dies, so no child outlives a parent that crashed or was killed (strictly: when the thread
   // that started it ends, so start such children from a thread that lives as long as they do).
   bool detach_from_terminal_signals = false;
+  // "NAME=value" entries for the child's environment, on top of this process's (each replaces a
+  // variable of that name): the child's settings never change this process's own environment.
+  std::vector<std::string> environment;
 };
+
+// This process's environment ("NAME=value" each) with `overrides` set on top of it: an override
+// replaces the variable of its name, or is added.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides);
 
 class ChildProcess {
  public:

@@ -18,8 +18,6 @@
 
 #include <trainbench/runner/liveness.hpp>
 
-extern char** environ;
-
 namespace tb {
 
 namespace {
@@ -186,10 +184,9 @@ ChildExit spawn_supervised(const std::vector<std::string>& argv, const std::vect
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
-  for (const auto& e : extra_env) env_text.push_back(e);
-  env_text.push_back(std::string(kLivenessFdVariable) + "=" + std::to_string(liveness.write));
+  std::vector<std::string> overrides = extra_env;
+  overrides.push_back(std::string(kLivenessFdVariable) + "=" + std::to_string(liveness.write));
+  std::vector<std::string> env_text = environment_with(overrides);
   std::vector<char*> env;
   for (auto& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);

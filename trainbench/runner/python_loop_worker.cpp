@@ -50,6 +50,12 @@ json python_settings(const ScenarioParams& p, const std::string& device, int thr
 
 namespace {
 
+// "PYTHONPATH=..." for a worker: trainbench's package first, the user's PYTHONPATH after it.
+std::string worker_python_path(const PythonRuntime& runtime) {
+  const char* user_path = std::getenv("PYTHONPATH");
+  return "PYTHONPATH=" + runtime.package_dir + (user_path && *user_path ? std::string(":") + user_path : "");
+}
+
 // A list of numbers where null stands for a non-finite value (JSON has no NaN).
 std::vector<double> numbers(const json& j, const char* key) {
   std::vector<double> out;
@@ -107,13 +113,10 @@ PythonLoopWorker::PythonLoopWorker(const PythonRuntime& runtime, const std::stri
                                    std::vector<std::string> argv)
     : stderr_path_(stderr_path), timeout_s_(timeout_s) {
   if (argv.empty()) argv = {runtime.interpreter, "-m", "trainbench.worker"};
-  // The package first on the path, the user's PYTHONPATH after it.
-  const char* old_path = std::getenv("PYTHONPATH");
-  const std::string path = runtime.package_dir + (old_path && *old_path ? std::string(":") + old_path : "");
-  ::setenv("PYTHONPATH", path.c_str(), 1);
   try {
-    child_ = std::make_unique<ChildProcess>(
-        argv, ChildOptions{.stderr_path = stderr_path, .detach_from_terminal_signals = true});
+    child_ = std::make_unique<ChildProcess>(argv, ChildOptions{.stderr_path = stderr_path,
+                                                               .detach_from_terminal_signals = true,
+                                                               .environment = {worker_python_path(runtime)}});
   } catch (const std::exception& e) {
     crashed(std::string("the Python loop worker could not be started: ") + e.what() +
             " (TRAINBENCH_PYTHON names the python to use)");
@@ -218,15 +221,14 @@ void PythonLoopWorker::finish() {
 
 void check_python_loop(const PythonRuntime& runtime, const PythonLoopSpec& spec, const json& settings,
                        const std::string& stderr_path) {
-  const char* old_path = std::getenv("PYTHONPATH");
-  const std::string path = runtime.package_dir + (old_path && *old_path ? std::string(":") + old_path : "");
-  ::setenv("PYTHONPATH", path.c_str(), 1);
   std::optional<std::string> line;
   ChildExit exit;
   try {
     ChildProcess child(
         {runtime.interpreter, "-m", "trainbench.worker", "--check", spec.file, spec.function, settings.dump()},
-        ChildOptions{.stderr_path = stderr_path, .detach_from_terminal_signals = true});
+        ChildOptions{.stderr_path = stderr_path,
+                     .detach_from_terminal_signals = true,
+                     .environment = {worker_python_path(runtime)}});
     line = child.read_line([] { return interrupted(); });
     exit = child.wait();
   } catch (const std::exception& e) {
