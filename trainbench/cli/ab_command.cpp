@@ -36,6 +36,7 @@
 #include <trainbench/runner/schedule.hpp>
 #include <trainbench/runner/sequential_gate.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 namespace tb::cli {
 
@@ -128,12 +129,7 @@ AbArgs read_ab_args(const ParsedArgs& parsed) {
 }
 
 // "20261206-025300-p4242": when and by which process, so that no two sessions share an id.
-std::string session_suffix() {
-  const auto t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  return std::string(buf) + "-p" + std::to_string(::getpid());
-}
+std::string session_suffix() { return utc_now(UtcForm::compact) + "-p" + std::to_string(::getpid()); }
 
 // Where a session's results go: DIR/old, DIR/new, DIR/comparison.json.
 struct AbSession {

@@ -28,6 +28,7 @@
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/bisect_search.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 namespace tb::cli {
 
@@ -147,10 +148,7 @@ class Bisection {
       TB_CHECK_INPUT(!path.empty(), "command line", what, "is required");
     TB_CHECK_INPUT(!a_.build.empty(), "command line", "--build", "is required (\"true\" when nothing needs building)");
     if (a_.out_dir.empty()) {
-      const auto t = std::time(nullptr);
-      char buf[32];
-      std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-      a_.out_dir = std::string("results/bisect-") + buf + "-p" + std::to_string(::getpid());
+      a_.out_dir = "results/bisect-" + utc_now(UtcForm::compact) + "-p" + std::to_string(::getpid());
     }
     root_ = fs::absolute(a_.out_dir).lexically_normal();
   }

@@ -4,6 +4,7 @@
 
 #include <trainbench/results/history_store.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 namespace tb {
 
@@ -27,7 +28,7 @@ History::~History() = default;
 void History::record(const RunResult& run, const std::string& results_path) {
   TB_CHECK_INPUT(!run.run_id.empty(), results_path, "run_id", "empty; cannot record the run");
   std::string started_at = environment_text(run.environment, "started_at");
-  if (started_at.empty()) started_at = history_utc_now();
+  if (started_at.empty()) started_at = utc_now();
   store_->record(run, results_path, started_at, nlohmann::json(run).dump());
 }
 

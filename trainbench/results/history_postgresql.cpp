@@ -11,6 +11,7 @@
 #include <trainbench/build_config.hpp>
 #include <trainbench/results/machine.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 #if TRAINBENCH_HAVE_POSTGRESQL
 #include <libpq-fe.h>
@@ -98,7 +99,7 @@ class PgHistoryStore final : public HistoryStore {
           "INSERT INTO trainbench_runs (run_id, started_at, git_revision, matrix, commit_under_test, results_path, "
           "results_json, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
           {run.run_id, started_at, environment_text(run.environment, "git_revision"), run.matrix_name,
-           commit_under_test(run), results_path, results_json, history_utc_now()});
+           commit_under_test(run), results_path, results_json, utc_now()});
       const std::string machine = machine_label(run.environment);
       for (const auto& s : run.scenarios) {
         const ScenarioFacts f = scenario_facts(run, s);

@@ -12,6 +12,7 @@
 
 #include <trainbench/results/machine.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 namespace tb {
 
@@ -226,7 +227,7 @@ void SqliteHistoryStore::record(const RunResult& run, const std::string& results
         .bind(5, run.environment.dump())
         .bind(6, results_path)
         .bind(7, results_json)
-        .bind(8, history_utc_now())
+        .bind(8, utc_now())
         .step();
     Statement insert(db_, path_,
                      "INSERT OR REPLACE INTO scenario_results (run_id, scenario_id, key_json, "

@@ -41,15 +41,6 @@ ScenarioFacts scenario_facts(const RunResult& run, const ScenarioResult& scenari
   return f;
 }
 
-std::string history_utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string environment_text(const nlohmann::json& environment, const char* key) {
   if (!environment.is_object() || !environment.contains(key)) return "";
   const auto& v = environment[key];

@@ -61,8 +61,6 @@ ScenarioFacts scenario_facts(const RunResult& run, const ScenarioResult& scenari
 // The commit under test the run recorded (environment.code_under_test.commit), "" when none.
 std::string commit_under_test(const RunResult& run);
 
-// Now as ISO 8601 UTC ("2026-12-06T05:30:00Z"): recording times sort as text.
-std::string history_utc_now();
 // environment[key] when it is a string, else "".
 std::string environment_text(const nlohmann::json& environment, const char* key);
 

@@ -7,19 +7,17 @@
 #include <ctime>
 #include <random>
 
+#include <trainbench/support/utc_time.hpp>
+
 namespace tb {
 
 std::string make_run_id(const std::string& matrix_name, std::chrono::system_clock::time_point when, long pid,
                         std::uint16_t salt) {
   using namespace std::chrono;
   const auto ms = duration_cast<milliseconds>(when.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const std::string stamp = format_utc(when, UtcForm::compact);
   char id[96];
-  std::snprintf(id, sizeof id, "%s.%03d-p%ld-%04x-", stamp, static_cast<int>(ms % 1000), pid,
+  std::snprintf(id, sizeof id, "%s.%03d-p%ld-%04x-", stamp.c_str(), static_cast<int>(ms % 1000), pid,
                 static_cast<unsigned>(salt));
   return id + safe_file_stem(matrix_name);
 }

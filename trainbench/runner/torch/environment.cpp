@@ -19,6 +19,7 @@
 #include <trainbench/build_config.hpp>
 #include <trainbench/measure/precision_support.hpp>
 #include <trainbench/measure/system_info.hpp>
+#include <trainbench/support/utc_time.hpp>
 
 #if defined(TRAINBENCH_TORCH_CUDA)
 #include <ATen/cuda/CUDAContextLight.h>
@@ -48,13 +49,6 @@ std::string cpu_model() {
 }
 
 std::int64_t memory_bytes() { return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE); }
-
-std::string utc_now() {
-  const auto t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 }  // namespace
 
