@@ -28,6 +28,7 @@
 #include <trainbench/results/durable_file.hpp>
 #include <trainbench/runner/bisect_search.hpp>
 #include <trainbench/support/error.hpp>
+#include <trainbench/support/shell_capture.hpp>
 #include <trainbench/support/utc_time.hpp>
 
 namespace tb::cli {
@@ -36,28 +37,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shell_word(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // A shell command's exit code and its stdout (trailing newlines cut); stderr to `log` when given.
-struct BisectShellResult {
-  int code = -1;
-  std::string out;
-};
-BisectShellResult bisect_shell(const std::string& command, const std::string& log = "") {
-  const std::string full = command + (log.empty() ? " 2>/dev/null" : " 2>>" + shell_word(log));
-  BisectShellResult r;
-  FILE* pipe = popen(full.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 512> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  while (!r.out.empty() && (r.out.back() == '\n' || r.out.back() == ' ')) r.out.pop_back();
-  return r;
+ShellCapture bisect_shell(const std::string& command, const std::string& log = "") {
+  return capture_shell(command + (log.empty() ? " 2>/dev/null" : " 2>>" + shell_quoted(log)));
 }
 
 struct BisectArgs {
@@ -119,15 +101,15 @@ class Bisection {
     std::string binary, matrix;
   };
 
-  std::string git(const std::string& args) const { return "git -C " + shell_word(top_) + " " + args; }
+  std::string git(const std::string& args) const { return "git -C " + shell_quoted(top_) + " " + args; }
 
   void resolve() {
     const std::string repo = a_.repo.empty() ? std::string(".") : a_.repo;
-    const auto top = bisect_shell("git -C " + shell_word(repo) + " rev-parse --show-toplevel");
+    const auto top = bisect_shell("git -C " + shell_quoted(repo) + " rev-parse --show-toplevel");
     TB_CHECK_INPUT(top.code == 0 && !top.out.empty(), repo, "--repo", "not inside a git repository");
     top_ = top.out;
     const auto commit = [&](const std::string& ref, const char* what) {
-      const auto sha = bisect_shell(git("rev-parse --verify --quiet " + shell_word(ref + "^{commit}")));
+      const auto sha = bisect_shell(git("rev-parse --verify --quiet " + shell_quoted(ref + "^{commit}")));
       TB_CHECK_INPUT(sha.code == 0 && !sha.out.empty(), "command line", what, "'", ref, "' is not a commit of ", top_);
       return Commit{sha.out, bisect_shell(git("log -1 --format=%s " + sha.out)).out};
     };
@@ -164,7 +146,7 @@ class Bisection {
     std::optional<Build> result;
     if (!fs::exists(tree)) {
       const auto add =
-          bisect_shell(git("worktree add --detach --force " + shell_word(tree.string()) + " " + c.sha), log);
+          bisect_shell(git("worktree add --detach --force " + shell_quoted(tree.string()) + " " + c.sha), log);
       if (add.code != 0) {
         builds_[c.sha] = std::nullopt;
         return std::nullopt;
@@ -172,8 +154,8 @@ class Bisection {
       trees_.push_back(tree);
     }
     out_ << "  building " << c.short_sha() << " (" << c.subject << "): " << a_.build << '\n' << std::flush;
-    const auto built = bisect_shell("cd " + shell_word(tree.string()) + " && TRAINBENCH_BISECT_COMMIT=" + c.sha +
-                                        " sh -c " + shell_word(a_.build) + " >> " + shell_word(log),
+    const auto built = bisect_shell("cd " + shell_quoted(tree.string()) + " && TRAINBENCH_BISECT_COMMIT=" + c.sha +
+                                        " sh -c " + shell_quoted(a_.build) + " >> " + shell_quoted(log),
                                     log);
     const fs::path binary = fs::path(a_.binary).is_absolute() ? fs::path(a_.binary) : tree / a_.binary;
     const fs::path matrix = fs::path(a_.matrix).is_absolute() ? fs::path(a_.matrix) : tree / a_.matrix;
@@ -295,7 +277,7 @@ class Bisection {
   }
 
   void remove_trees() const {
-    for (const auto& tree : trees_) bisect_shell(git("worktree remove --force " + shell_word(tree.string())));
+    for (const auto& tree : trees_) bisect_shell(git("worktree remove --force " + shell_quoted(tree.string())));
     bisect_shell(git("worktree prune"));
     std::error_code ec;
     fs::remove(root_ / "trees", ec);  // only when empty: a tree git could not remove stays visible

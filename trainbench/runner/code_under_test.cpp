@@ -1,17 +1,10 @@
 #include <trainbench/runner/code_under_test.hpp>
 
-#include <array>
-#include <cstdio>
+#include <trainbench/support/shell_capture.hpp>
 
 namespace tb {
 
 namespace {
-
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::string first_set(const EnvLookup& env, std::initializer_list<const char*> names, std::string* which = nullptr) {
   for (const char* name : names)
@@ -39,15 +32,9 @@ GitRunner system_git() {
   return [](const std::string& dir, const std::vector<std::string>& args) -> std::optional<std::string> {
     std::string cmd = "git -C " + shell_quoted(dir);
     for (const auto& a : args) cmd += " " + shell_quoted(a);
-    cmd += " 2>/dev/null";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return std::nullopt;
-    std::string out;
-    std::array<char, 256> buf{};
-    while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    if (pclose(pipe) != 0) return std::nullopt;
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    return out;
+    const ShellCapture r = capture_shell(cmd + " 2>/dev/null");
+    if (!r.ok()) return std::nullopt;
+    return r.out;
   };
 }
 

@@ -19,6 +19,7 @@
 #include <trainbench/build_config.hpp>
 #include <trainbench/measure/precision_support.hpp>
 #include <trainbench/measure/system_info.hpp>
+#include <trainbench/support/shell_capture.hpp>
 #include <trainbench/support/utc_time.hpp>
 
 #if defined(TRAINBENCH_TORCH_CUDA)
@@ -29,16 +30,8 @@ namespace tb {
 
 namespace {
 
-std::string run_command(const std::string& cmd) {
-  std::array<char, 256> buf{};
-  std::string out;
-  if (FILE* pipe = popen(cmd.c_str(), "r")) {
-    while (std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
+// What a command printed ("" when it could not run): nvidia-smi's and git's answers.
+std::string run_command(const std::string& cmd) { return capture_shell(cmd).out; }
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
